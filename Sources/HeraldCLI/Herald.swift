@@ -1,0 +1,14 @@
+import ArgumentParser
+import HeraldCore
+
+/// The `herald` command.
+@main
+struct Herald: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald",
+        abstract: "A unified push-notification server.",
+        version: HeraldVersion.current,
+        subcommands: [Serve.self, Send.self],
+        defaultSubcommand: Serve.self
+    )
+}

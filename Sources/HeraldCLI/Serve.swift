@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import HeraldConfiguration
+import HeraldCore
+import HeraldServer
+import Logging
+
+/// `herald serve`: runs the server until SIGTERM or SIGINT.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the Herald server (the default).")
+
+    @Option(name: .long, help: "YAML configuration file.")
+    var config: String?
+
+    @Option(name: .long, help: "HTTP port (overrides server.http.port).")
+    var port: Int?
+
+    @Option(name: .long, help: "Database URL: sqlite:PATH or postgres://user:password@host:5432/db (overrides server.database).")
+    var database: String?
+
+    @Option(name: .long, help: "trace|debug|info|notice|warning|error|critical (overrides log.level).")
+    var logLevel: String?
+
+    func run() async throws {
+        let loaded: LoadedConfiguration
+        let application: HeraldApplication
+        do {
+            loaded = try ConfigurationLoader(kinds: HeraldApplication.standardKinds).load(
+                file: config,
+                environment: ProcessInfo.processInfo.environment,
+                overrides: ConfigurationOverrides(port: port, database: database, logLevel: logLevel)
+            )
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = loaded.configuration.log.level
+                return handler
+            }
+            let logger = Logger(label: "herald")
+            for warning in loaded.warnings { logger.warning("\(warning)") }
+            application = try HeraldApplication(configuration: loaded.configuration, logger: logger)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("herald: configuration error: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        try await application.run()
+    }
+}

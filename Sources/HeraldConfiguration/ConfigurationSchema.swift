@@ -1,0 +1,96 @@
+import HeraldCore
+
+/// The known configuration keys (`interface.md`, `compat.md` §§2.1, 3.1, 4.1, 5.1, 6).
+enum ConfigurationSchema {
+    /// `server.http`, `server.udp`.
+    static let endpoint: [String: KeyShape] = ["host": .scalar, "port": .scalar]
+
+    /// One user under `server.auth`.
+    static let user: [String: KeyShape] = ["password": .scalar, "password_file": .scalar, "realms": .list]
+
+    /// `server.acl`: one address list per realm.
+    static let acl: [String: KeyShape] = Dictionary(uniqueKeysWithValues: Realm.allCases.map { ($0.rawValue, KeyShape.list) })
+
+    /// `server`.
+    static let server: [String: KeyShape] = [
+        "http": .section(endpoint),
+        "udp": .section(endpoint),
+        "database": .scalar,
+        "access_log": .scalar,
+        "auth": .entries(.section(user)),
+        "acl": .section(acl),
+    ]
+
+    /// `log`.
+    static let log: [String: KeyShape] = ["level": .scalar]
+
+    /// `event_source`.
+    static let eventSource: [String: KeyShape] = ["enabled": .scalar, "keepalive_interval": .scalar, "max_buffered": .scalar]
+
+    /// `outbound`.
+    static let outbound: [String: KeyShape] = ["ca_file": .scalar]
+
+    /// `delivery`.
+    static let delivery: [String: KeyShape] = [
+        "max_failures": .scalar,
+        "max_attempts": .scalar,
+        "retry_delay": .scalar,
+        "max_retry_delay": .scalar,
+        "batch_size": .scalar,
+        "in_flight": .scalar,
+        "concurrent_jobs": .scalar,
+        "lease_duration": .scalar,
+    ]
+
+    /// `compat.apns_ms` (`compat.md` §4.1).
+    static let apnsMS: [String: KeyShape] = ["provider": .scalar, "host": .scalar, "port": .scalar]
+
+    /// `compat.choominator` (`compat.md` §5.1).
+    static let choominator: [String: KeyShape] = [
+        "provider": .scalar, "host": .scalar, "registration_port": .scalar, "notification_port": .scalar,
+    ]
+
+    /// `compat.push2mob` (`compat.md` §3.1).
+    static let push2mob: [String: KeyShape] = [
+        "apns_provider": .scalar, "gcm_provider": .scalar, "apns_bind": .scalar, "gcm_bind": .scalar,
+        "device_token_format": .scalar,
+    ]
+
+    /// `compat.suj_pusher.apns_endpoints`.
+    static let sujPusherAPNsEndpoints: [String: KeyShape] = ["production": .scalar, "sandbox": .scalar]
+
+    /// `compat.suj_pusher` (`compat.md` §2.1).
+    static let sujPusher: [String: KeyShape] = [
+        "redis": .scalar,
+        "namespace": .scalar,
+        "apns_endpoints": .section(sujPusherAPNsEndpoints),
+        "api_keys": .entries(.scalar),
+        "legacy_gcm_endpoint": .scalar,
+    ]
+
+    /// `compat.gorush` (`compat.md` §6).
+    static let gorush: [String: KeyShape] = ["ios_provider": .scalar, "android_provider": .scalar]
+
+    /// `compat`.
+    static let compat: [String: KeyShape] = [
+        "apns_ms": .section(apnsMS),
+        "choominator": .section(choominator),
+        "push2mob": .section(push2mob),
+        "suj_pusher": .section(sujPusher),
+        "gorush": .section(gorush),
+    ]
+
+    /// The top level.
+    static let root: [String: KeyShape] = [
+        "server": .section(server),
+        "log": .section(log),
+        "event_source": .section(eventSource),
+        "outbound": .section(outbound),
+        "delivery": .section(delivery),
+        "providers": .providers,
+        "compat": .section(compat),
+    ]
+
+    /// Keys every provider accepts besides its kind's own options.
+    static let providerCommonKeys: Set<String> = ["kind", "ca_file"]
+}

@@ -1,0 +1,66 @@
+import HeraldCore
+
+extension HeraldConfiguration {
+    /// The delivery pipeline's limits (`delivery`).
+    public struct Delivery: Sendable, Equatable {
+        /// Consecutive permanent failures before a subscriber is unregistered (`max_failures`); default 5, 0 disables.
+        public var maxFailures: Int
+        /// Attempts per delivery, the first included, before a transient failure is given up (`max_attempts`); default 5, at least 1.
+        public var maxAttempts: Int
+        /// The delay before the first retry (`retry_delay`, seconds); default 1 s.
+        public var retryDelay: Duration
+        /// The cap on the growing retry delay (`max_retry_delay`, seconds); default 300 s, at least `retryDelay`.
+        public var maxRetryDelay: Duration
+        /// Subscribers read per fan-out page (`batch_size`); default 500, at least 1.
+        public var batchSize: Int
+        /// Deliveries handed to providers and not yet checkpointed, per job (`in_flight`); default 2000, at least 1.
+        ///
+        /// This bounds how many notifications may be sent twice after a crash.
+        public var inFlight: Int
+        /// Publish jobs processed at once by one node (`concurrent_jobs`); default 4, at least 1.
+        public var concurrentJobs: Int
+        /// How long a node holds a job before another may take it over (`lease_duration`, seconds); default 30 s, more than 0.
+        public var leaseDuration: Duration
+
+        /// Creates a delivery section; every argument defaults to the documented default.
+        public init(
+            maxFailures: Int = 5,
+            maxAttempts: Int = 5,
+            retryDelay: Duration = .seconds(1),
+            maxRetryDelay: Duration = .seconds(300),
+            batchSize: Int = 500,
+            inFlight: Int = 2000,
+            concurrentJobs: Int = 4,
+            leaseDuration: Duration = .seconds(30)
+        ) {
+            self.maxFailures = maxFailures
+            self.maxAttempts = maxAttempts
+            self.retryDelay = retryDelay
+            self.maxRetryDelay = maxRetryDelay
+            self.batchSize = batchSize
+            self.inFlight = inFlight
+            self.concurrentJobs = concurrentJobs
+            self.leaseDuration = leaseDuration
+        }
+
+        /// Reads `delivery`, or the defaults when it is absent.
+        init(section: ConfigSection?) throws(ConfigurationError) {
+            self.init()
+            guard let section else { return }
+            try section.rejectUnknownKeys(schema: ConfigurationSchema.delivery)
+            maxFailures = try section.int("max_failures", atLeast: 0) ?? maxFailures
+            maxAttempts = try section.int("max_attempts", atLeast: 1) ?? maxAttempts
+            retryDelay = try section.duration("retry_delay") ?? retryDelay
+            maxRetryDelay = try section.duration("max_retry_delay") ?? maxRetryDelay
+            batchSize = try section.int("batch_size", atLeast: 1) ?? batchSize
+            inFlight = try section.int("in_flight", atLeast: 1) ?? inFlight
+            concurrentJobs = try section.int("concurrent_jobs", atLeast: 1) ?? concurrentJobs
+            // A zero lease would let every node take over every job at once.
+            leaseDuration = try section.duration("lease_duration", minimum: .milliseconds(1)) ?? leaseDuration
+            guard maxRetryDelay >= retryDelay else {
+                let key = section.contains("max_retry_delay") ? "max_retry_delay" : "retry_delay"
+                throw ConfigurationError(key: section.keyPath(key), "max_retry_delay must not be shorter than retry_delay")
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import HeraldCore
+
+extension HeraldConfiguration {
+    /// Server-Sent Events (`event_source`, `GET /subscribe`).
+    public struct EventSource: Sendable, Equatable {
+        /// Whether `GET /subscribe` is served (`event_source.enabled`); default `true`.
+        public var enabled: Bool
+        /// How often an idle stream gets a keepalive `"\n"` (`event_source.keepalive_interval`); default 10 s.
+        public var keepaliveInterval: Duration
+        /// Messages buffered per listener before a slow listener is disconnected
+        /// (`event_source.max_buffered`); default 1024.
+        public var maxBuffered: Int
+
+        /// Creates an event-source section.
+        public init(enabled: Bool = true, keepaliveInterval: Duration = .seconds(10), maxBuffered: Int = 1024) {
+            self.enabled = enabled
+            self.keepaliveInterval = keepaliveInterval
+            self.maxBuffered = maxBuffered
+        }
+
+        /// Reads `event_source`, or the defaults when it is absent.
+        init(section: ConfigSection?) throws(ConfigurationError) {
+            self.init()
+            guard let section else { return }
+            try section.rejectUnknownKeys(schema: ConfigurationSchema.eventSource)
+            enabled = try section.bool("enabled") ?? enabled
+            keepaliveInterval = try section.duration("keepalive_interval", minimum: .milliseconds(1)) ?? keepaliveInterval
+            maxBuffered = try section.int("max_buffered", atLeast: 1) ?? maxBuffered
+        }
+    }
+}

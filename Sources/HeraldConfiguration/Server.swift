@@ -1,0 +1,76 @@
+import HeraldCore
+
+extension HeraldConfiguration {
+    /// The listeners, the database and access control (`server`).
+    public struct Server: Sendable, Equatable {
+        /// The HTTP API (`server.http`); default `0.0.0.0:8080`.
+        public var http: Endpoint
+        /// The rs/pushd UDP event port (`server.udp`); default `nil` (off). When present, `port` is required and `host` defaults to `0.0.0.0`.
+        public var udp: Endpoint?
+        /// The database URL (`server.database`); default `sqlite:herald.db`. Validated by ``DatabaseLocation/parse(_:key:)``.
+        public var database: String
+        /// Whether each HTTP request is logged (`server.access_log`); default `false`.
+        public var accessLog: Bool
+        /// HTTP Basic users by name (`server.auth`); default none. Empty means authentication is off (`pushd-api.md` §2.2).
+        public var auth: [String: User]
+        /// Source-address allow-lists by realm (`server.acl`): address or CIDR texts; default none.
+        ///
+        /// Entries are only checked to be non-empty here; the server parses them with the access-list type.
+        public var acl: [Realm: [String]]
+
+        /// Creates a server section; every argument defaults to the documented default.
+        public init(
+            http: Endpoint = Endpoint(),
+            udp: Endpoint? = nil,
+            database: String = "sqlite:herald.db",
+            accessLog: Bool = false,
+            auth: [String: User] = [:],
+            acl: [Realm: [String]] = [:]
+        ) {
+            self.http = http
+            self.udp = udp
+            self.database = database
+            self.accessLog = accessLog
+            self.auth = auth
+            self.acl = acl
+        }
+
+        /// Reads `server`, or the defaults when it is absent.
+        init(section: ConfigSection?) throws(ConfigurationError) {
+            self.init()
+            guard let section else { return }
+            try section.rejectUnknownKeys(schema: ConfigurationSchema.server)
+            if let http = try section.section("http") {
+                self.http = try Endpoint(section: http, defaultHost: "0.0.0.0", defaultPort: 8080)
+            }
+            if let udp = try section.section("udp") {
+                self.udp = try Endpoint(section: udp, defaultHost: "0.0.0.0", defaultPort: nil)
+            }
+            if let database = try section.string("database") {
+                _ = try DatabaseLocation.parse(database, key: section.keyPath("database"))
+                self.database = database
+            }
+            accessLog = try section.bool("access_log") ?? accessLog
+            for (name, user) in try section.entrySections("auth") {
+                guard !name.isEmpty, !name.contains(":") else {
+                    // HTTP Basic splits user and password at the first colon.
+                    throw ConfigurationError(key: user.path, "a user name must be non-empty and contain no colon")
+                }
+                auth[name] = try User(section: user)
+            }
+            if let acl = try section.section("acl") {
+                for key in acl.values.keys where Realm(rawValue: key) == nil {
+                    let hint = KeySuggestion.nearest(to: key, among: Set(ConfigurationSchema.acl.keys)).map { "did you mean \"\($0)\"? " } ?? ""
+                    throw ConfigurationError(key: acl.keyPath(key), "unknown realm (\(hint)expected one of \(RealmNames.list))")
+                }
+                for realm in Realm.allCases {
+                    guard let entries = try acl.stringList(realm.rawValue) else { continue }
+                    for entry in entries where entry.trimmingWhitespace().isEmpty {
+                        throw ConfigurationError(key: acl.keyPath(realm.rawValue), "entries must be addresses or CIDR blocks, got an empty entry")
+                    }
+                    self.acl[realm] = entries.map { $0.trimmingWhitespace() }
+                }
+            }
+        }
+    }
+}

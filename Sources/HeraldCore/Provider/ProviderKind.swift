@@ -1,0 +1,49 @@
+import Logging
+
+/// What every provider is built with, beyond its own options.
+public struct ProviderEnvironment: Sendable {
+    /// PEM files of extra trust roots for outbound TLS (`outbound.ca_file`; a provider's own `ca_file` is added by the kind).
+    public var extraTrustRootFiles: [String]
+    /// The logger providers log with.
+    public var logger: Logger
+
+    /// Creates an environment.
+    public init(extraTrustRootFiles: [String] = [], logger: Logger = Logger(label: "herald.provider")) {
+        self.extraTrustRootFiles = extraTrustRootFiles
+        self.logger = logger
+    }
+}
+
+/// A kind of provider (`http`, `apns`, `fcm`, ...): validates its options and builds providers.
+///
+/// Kinds register with a ``ProviderKindRegistry``; the configuration names a kind per
+/// provider, and the server builds one provider per entry under `providers:`.
+public protocol ProviderKind: Sendable {
+    /// The kind's name as written in `kind:`.
+    var name: String { get }
+    /// Option keys this kind accepts besides `kind` (unknown keys are a configuration error).
+    var optionKeys: Set<String> { get }
+    /// Builds the provider called `name` from its options section.
+    func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) throws -> any PushProvider
+}
+
+/// The provider kinds a server knows, by name.
+public struct ProviderKindRegistry: Sendable {
+    private var kinds: [String: any ProviderKind] = [:]
+
+    /// Creates a registry holding `kinds`.
+    public init(_ kinds: [any ProviderKind] = []) {
+        for kind in kinds { register(kind) }
+    }
+
+    /// Adds (or replaces) a kind.
+    public mutating func register(_ kind: any ProviderKind) {
+        kinds[kind.name] = kind
+    }
+
+    /// The kind called `name`.
+    public func kind(named name: String) -> (any ProviderKind)? { kinds[name] }
+
+    /// Every registered kind name, sorted.
+    public var names: [String] { kinds.keys.sorted() }
+}

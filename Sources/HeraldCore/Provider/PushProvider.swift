@@ -1,0 +1,139 @@
+/// What a subscriber sent as its token at registration.
+public struct TokenInput: Sendable {
+    /// The `token` field.
+    public var token: BodyValue?
+    /// The whole request body, for kinds that read more fields (Web Push `p256dh`, `auth`).
+    public var body: BodyValue
+
+    /// Creates a token input.
+    public init(token: BodyValue?, body: BodyValue = .object([])) {
+        self.token = token
+        self.body = body
+    }
+}
+
+/// A token after validation: the text to store and what identifies the subscriber.
+public struct NormalizedToken: Sendable, Equatable {
+    /// The normalized token to store (lower-cased APNs hex, compact PushSubscription JSON, ...).
+    public var token: String
+    /// What makes two registrations the same subscriber (usually the token itself).
+    public var identity: String
+
+    /// Creates a normalized token.
+    public init(token: String, identity: String? = nil) {
+        self.token = token
+        self.identity = identity ?? token
+    }
+}
+
+/// The per-subscriber facts that change what a provider renders.
+///
+/// The pipeline renders a message once per distinct variant, so a kind reduces a
+/// subscriber to only what it uses (a webhook uses only `silent`).
+public struct MessageVariant: Hashable, Sendable {
+    /// The subscriber's language, if the kind localizes.
+    public var lang: String?
+    /// Whether the subscription is silent (`ignore_message`).
+    public var silent: Bool
+    /// The badge number to send, if the kind counts badges.
+    public var badge: Int?
+    /// The subscriber's OS version, if the kind uses it (MPNS).
+    public var version: String?
+
+    /// Creates a variant.
+    public init(lang: String? = nil, silent: Bool = false, badge: Int? = nil, version: String? = nil) {
+        self.lang = lang
+        self.silent = silent
+        self.badge = badge
+        self.version = version
+    }
+}
+
+/// Where one delivery goes.
+public struct DeliveryTarget: Sendable, Equatable {
+    /// The subscriber.
+    public var subscriberID: SubscriberID
+    /// Its stored token.
+    public var token: String
+
+    /// Creates a target.
+    public init(subscriberID: SubscriberID, token: String) {
+        self.subscriberID = subscriberID
+        self.token = token
+    }
+}
+
+/// The result of rendering one variant of a notification.
+public enum RenderResult<Message: Sendable>: Sendable {
+    /// Send this message.
+    case send(Message)
+    /// Nothing is sent to this variant, and that is not a failure (a silent toast).
+    case skip(reason: String)
+    /// The notification cannot be sent to this variant (too large, a failing provider template).
+    case fail(DeliveryOutcome)
+}
+
+/// A configured push provider: a named instance of a kind, the `proto` clients register with.
+///
+/// A kind validates tokens, renders the per-subscriber message and delivers it,
+/// reporting a typed ``DeliveryOutcome``. The pipeline never looks inside
+/// ``Message``, so new kinds plug in without touching it.
+public protocol PushProvider: Sendable {
+    /// The rendered, ready-to-send form of a notification for one variant.
+    associatedtype Message: Sendable
+
+    /// The provider's name: the `proto` clients register with.
+    var name: String { get }
+    /// The kind (`http`, `apns`, `fcm`, ...).
+    var kind: String { get }
+    /// Whether the badge logic of §7 applies (`apns`, `wns` of type `badge`).
+    var countsBadges: Bool { get }
+    /// How many deliveries this provider may have in flight at once.
+    var maxConcurrentDeliveries: Int { get }
+    /// Whether a delivery whose retries ran out counts against the subscriber (webhooks: yes;
+    /// push services: no, their outages are not the device's fault).
+    var exhaustedRetriesCountAgainstSubscriber: Bool { get }
+
+    /// Validates and normalizes a registration's token; `nil` when it is invalid.
+    func normalizeToken(_ input: TokenInput) -> NormalizedToken?
+
+    /// Reduces a subscriber to the facts this kind renders by.
+    func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant
+
+    /// Renders `notification` for one variant (called once per distinct variant per batch).
+    func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<Message>
+
+    /// Sends one rendered message to one target.
+    func send(_ message: Message, to target: DeliveryTarget) async -> DeliveryOutcome
+
+    /// Releases connections; called once at shutdown.
+    func shutdown() async
+}
+
+extension PushProvider {
+    /// By default a kind renders by language and silence only.
+    public func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant {
+        MessageVariant(lang: lang, silent: silent, badge: countsBadges ? badge : nil)
+    }
+
+    /// Most kinds count no badges.
+    public var countsBadges: Bool { false }
+
+    /// A default that keeps a provider busy without flooding it.
+    public var maxConcurrentDeliveries: Int { 256 }
+
+    /// Push services' outages are not the subscriber's fault.
+    public var exhaustedRetriesCountAgainstSubscriber: Bool { false }
+
+    /// Nothing to release by default.
+    public func shutdown() async {}
+
+    /// Renders and sends in one step, for single deliveries (`/test`, retries).
+    public func deliver(_ notification: PublishedEvent, variant: MessageVariant, to target: DeliveryTarget) async -> DeliveryOutcome? {
+        switch render(notification, for: variant) {
+        case .send(let message): await send(message, to: target)
+        case .skip: nil
+        case .fail(let outcome): outcome
+        }
+    }
+}

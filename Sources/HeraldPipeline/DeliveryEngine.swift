@@ -1,0 +1,195 @@
+import HeraldCore
+import HeraldStore
+import Logging
+
+/// Renders, sends and settles deliveries: the work shared by fan-out and retries.
+///
+/// Settling turns each provider outcome into its effect on the store (statistics,
+/// failure counters, unregistration, feedback) or into a persisted retry.
+public struct DeliveryEngine: Sendable {
+    let store: any HeraldStore
+    let providers: ProviderSet
+    let policy: DeliveryPolicy
+    let logger: Logger
+    let metrics: PipelineMetrics
+    let nowMillis: @Sendable () -> Int64
+    /// Wakes the retry service when a retry is scheduled, so short first delays are honoured.
+    let retryWakeUp: WakeUpSignal
+
+    /// Creates an engine.
+    public init(
+        store: any HeraldStore,
+        providers: ProviderSet,
+        policy: DeliveryPolicy,
+        logger: Logger,
+        retryWakeUp: WakeUpSignal = WakeUpSignal(),
+        nowMillis: @escaping @Sendable () -> Int64 = { Clock.nowMillis() }
+    ) {
+        self.store = store
+        self.providers = providers
+        self.policy = policy
+        self.logger = logger
+        self.metrics = PipelineMetrics(providerNames: Array(providers.byName.keys))
+        self.nowMillis = nowMillis
+        self.retryWakeUp = retryWakeUp
+    }
+
+    /// Delivers one page of a job's audience and settles every outcome.
+    ///
+    /// - Returns: the provider names that are no longer configured, met in this page.
+    func deliverPage(_ members: [AudienceMember], of job: PublishJob) async throws -> Set<String> {
+        let notification = job.notification
+        var unknownProviders: Set<String> = []
+        var skipped: [FeedbackEntry] = []
+        var known: [AudienceMember] = []
+        let now = nowMillis() / 1000
+        for member in members {
+            if providers[member.subscriber.proto] == nil {
+                unknownProviders.insert(member.subscriber.proto)
+                skipped.append(FeedbackEntry(
+                    time: now, subscriberID: member.subscriber.id, proto: member.subscriber.proto,
+                    token: member.subscriber.token, status: nil, reason: "UnknownProvider", action: .skipped))
+            } else {
+                known.append(member)
+            }
+        }
+        if !skipped.isEmpty { try await store.appendFeedback(skipped) }
+
+        let badges = try await badges(for: known, notification: notification)
+        let attempts = known.compactMap { member -> DeliveryAttempt? in
+            guard let badge = badges[member.subscriber.id] else { return nil }  // deleted meanwhile
+            return DeliveryAttempt(subscriber: member.subscriber, silent: member.silent, badge: badge, attemptsBefore: 0, retryID: nil)
+        }
+        try await run(attempts, notification: notification, statisticsEvent: job.audience.statisticsEvent, publishedAt: job.publishedAt)
+        return unknownProviders
+    }
+
+    /// Retries claimed deliveries and settles them.
+    func deliverRetries(_ entries: [RetryEntry]) async throws {
+        // Group retries of the same notification so they render once per variant.
+        var groups: [PublishedEvent: [(RetryEntry, Subscriber)]] = [:]
+        for entry in entries {
+            guard let subscriber = try await store.subscriber(entry.subscriberID), providers[subscriber.proto] != nil else {
+                try await store.completeRetry(id: entry.id)
+                continue
+            }
+            groups[entry.notification, default: []].append((entry, subscriber))
+        }
+        for (notification, items) in groups {
+            // Entries of one notification may come from different publishes; settle them by publish.
+            var byPublish: [String: [(RetryEntry, Subscriber)]] = [:]
+            for item in items {
+                byPublish["\(item.0.publishedAt)|\(item.0.statisticsEvent?.rawValue ?? "")", default: []].append(item)
+            }
+            for group in byPublish.values {
+                let first = group[0].0
+                let attempts = group.map { entry, subscriber in
+                    DeliveryAttempt(subscriber: subscriber, silent: entry.silent, badge: entry.badge, attemptsBefore: entry.attempts, retryID: entry.id)
+                }
+                try await run(attempts, notification: notification, statisticsEvent: first.statisticsEvent, publishedAt: first.publishedAt)
+            }
+        }
+    }
+
+    /// Renders, sends and settles attempts of one notification from one publish.
+    func run(_ attempts: [DeliveryAttempt], notification: PublishedEvent, statisticsEvent: EventName?, publishedAt: Int64) async throws {
+        guard !attempts.isEmpty else { return }
+        var results: [AttemptResult] = Array(repeating: .skipped(""), count: attempts.count)
+        let deadline = notification.deadline(publishedAt: publishedAt)
+        if let deadline, nowMillis() / 1000 > deadline {
+            results = Array(repeating: .outcome(DeliveryOutcome(.messageFailure, reason: "Expired")), count: attempts.count)
+        } else {
+            // Group by provider, keeping each attempt's index.
+            var byProvider: [String: [Int]] = [:]
+            for (index, attempt) in attempts.enumerated() {
+                byProvider[attempt.subscriber.proto, default: []].append(index)
+            }
+            for (name, indices) in byProvider {
+                guard let provider = providers[name] else { continue }
+                let group = indices.map { attempts[$0] }
+                let groupResults = await send(group, through: provider, notification: notification)
+                for (offset, index) in indices.enumerated() { results[index] = groupResults[offset] }
+            }
+        }
+        try await settle(attempts, results: results, notification: notification, statisticsEvent: statisticsEvent, publishedAt: publishedAt)
+    }
+
+    /// Renders once per variant and sends with at most the provider's concurrency.
+    private func send<Provider: PushProvider>(
+        _ attempts: [DeliveryAttempt], through provider: Provider, notification: PublishedEvent
+    ) async -> [AttemptResult] {
+        var results: [AttemptResult] = Array(repeating: .skipped(""), count: attempts.count)
+        var rendered: [MessageVariant: RenderResult<Provider.Message>] = [:]
+        var work: [(index: Int, message: Provider.Message, target: DeliveryTarget)] = []
+        work.reserveCapacity(attempts.count)
+        for (index, attempt) in attempts.enumerated() {
+            let fields = attempt.subscriber.fields
+            let variant = provider.variant(lang: fields.lang, silent: attempt.silent, badge: attempt.badge, version: fields.version)
+            let render: RenderResult<Provider.Message>
+            if let cached = rendered[variant] {
+                render = cached
+            } else {
+                render = provider.render(notification, for: variant)
+                rendered[variant] = render
+            }
+            switch render {
+            case .send(let message):
+                work.append((index, message, DeliveryTarget(subscriberID: attempt.subscriber.id, token: attempt.subscriber.token)))
+            case .skip(let reason):
+                results[index] = .skipped(reason)
+            case .fail(let outcome):
+                results[index] = .outcome(outcome)
+            }
+        }
+        let limit = max(1, provider.maxConcurrentDeliveries)
+        let metrics = self.metrics
+        let nowMillis = self.nowMillis
+        await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+            var pending = work.makeIterator()
+            func start(_ item: (index: Int, message: Provider.Message, target: DeliveryTarget)) {
+                group.addTask {
+                    let started = nowMillis()
+                    let outcome = await provider.send(item.message, to: item.target)
+                    metrics.recordSend(provider: provider.name, outcome: outcome.outcome, milliseconds: nowMillis() - started)
+                    return (item.index, outcome)
+                }
+            }
+            for _ in 0..<min(limit, work.count) {
+                if let item = pending.next() { start(item) }
+            }
+            while let (index, outcome) = await group.next() {
+                results[index] = .outcome(outcome)
+                if let item = pending.next() { start(item) }
+            }
+        }
+        return results
+    }
+
+    /// The badge to send to each member (§7), incrementing stored badges in one batch.
+    ///
+    /// Members of providers that count no badges get `nil`. A member absent from the
+    /// result was deleted meanwhile and is not delivered to.
+    private func badges(for members: [AudienceMember], notification: PublishedEvent) async throws -> [SubscriberID: Int?] {
+        var result: [SubscriberID: Int?] = [:]
+        var toIncrement: [SubscriberID] = []
+        for member in members {
+            let counts = providers[member.subscriber.proto]?.countsBadges ?? false
+            if counts && notification.incrementBadge {
+                toIncrement.append(member.subscriber.id)
+            } else if counts {
+                result[member.subscriber.id] = BadgeLogic.badgeToSend(
+                    payloadBadge: notification.badge, storedBadge: member.subscriber.fields.badge, increment: false)
+            } else {
+                result[member.subscriber.id] = .some(nil)
+            }
+        }
+        if !toIncrement.isEmpty {
+            let previous = try await store.incrementBadges(of: toIncrement)
+            for id in toIncrement {
+                guard let stored = previous[id] else { continue }
+                result[id] = BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,48 @@
+/// How the pipeline fans out, retries and counts failures (`delivery:` in the configuration).
+public struct DeliveryPolicy: Sendable, Equatable {
+    /// Consecutive subscriber failures before it is unregistered; 0 disables. Default 5.
+    public var maxFailures = 5
+    /// Attempts in total for a delivery that keeps failing transiently. Default 5.
+    public var maxAttempts = 5
+    /// Delay before the first retry; it doubles per attempt. Default 1 s.
+    public var retryDelay: Duration = .seconds(1)
+    /// Longest delay between two attempts. Default 300 s.
+    public var maxRetryDelay: Duration = .seconds(300)
+    /// Subscribers per fan-out page. Default 500.
+    public var batchSize = 500
+    /// Deliveries of one job handed to providers and not yet checkpointed. This bounds the
+    /// duplicates a crash can cause. Default 2000.
+    public var inFlight = 2000
+    /// Publish jobs fanned out at the same time by this process. Default 4.
+    public var concurrentJobs = 4
+    /// How long a claim on a job or retry lasts without renewal. Default 30 s.
+    public var leaseDuration: Duration = .seconds(30)
+    /// How often idle workers look for work published by other nodes. Default 1 s.
+    public var pollInterval: Duration = .seconds(1)
+
+    /// The defaults.
+    public init() {}
+
+    /// Pages of one job in flight at once.
+    var pagesInFlight: Int { max(1, inFlight / max(1, batchSize)) }
+
+    /// The delay before attempt `attempts + 1`: exponential from ``retryDelay``, capped at
+    /// ``maxRetryDelay``, with ±20 % jitter so that retries of one outage do not arrive together,
+    /// and never shorter than the service's `Retry-After`.
+    func retryDelay(afterAttempts attempts: Int, retryAfter: Duration?) -> Duration {
+        let exponent = min(max(attempts - 1, 0), 30)
+        var delay = retryDelay * (1 << exponent)
+        if delay > maxRetryDelay { delay = maxRetryDelay }
+        delay = delay * Double.random(in: 0.8...1.2)
+        if let retryAfter, retryAfter > delay { delay = retryAfter }
+        return delay
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,42 @@
+import HeraldCore
+import Metrics
+
+/// The pipeline's swift-metrics instruments, created once per provider and outcome.
+struct PipelineMetrics: Sendable {
+    private let deliveries: [String: [DeliveryOutcome.Class: Counter]]
+    private let latency: [String: Metrics.Timer]
+    private let retries: [String: Counter]
+
+    init(providerNames: [String]) {
+        var deliveries: [String: [DeliveryOutcome.Class: Counter]] = [:]
+        var latency: [String: Metrics.Timer] = [:]
+        var retries: [String: Counter] = [:]
+        for name in providerNames {
+            var byOutcome: [DeliveryOutcome.Class: Counter] = [:]
+            for outcome in DeliveryOutcome.Class.allCases {
+                byOutcome[outcome] = Counter(label: "herald_deliveries_total", dimensions: [("provider", name), ("outcome", outcome.rawValue)])
+            }
+            deliveries[name] = byOutcome
+            latency[name] = Metrics.Timer(label: "herald_delivery_duration_seconds", dimensions: [("provider", name)], preferredDisplayUnit: .seconds)
+            retries[name] = Counter(label: "herald_retries_total", dimensions: [("provider", name)])
+        }
+        self.deliveries = deliveries
+        self.latency = latency
+        self.retries = retries
+    }
+
+    func recordSend(provider: String, outcome: DeliveryOutcome.Class, milliseconds: Int64) {
+        deliveries[provider]?[outcome]?.increment()
+        latency[provider]?.recordMilliseconds(milliseconds)
+    }
+
+    func recordRetry(provider: String) {
+        retries[provider]?.increment()
+    }
+
+    func recordUnregistration(reason: String) {
+        // Reasons like `failures:5` are folded so the label set stays small.
+        let label = reason.hasPrefix("failures:") ? "failures" : reason
+        Counter(label: "herald_unregistrations_total", dimensions: [("reason", label)]).increment()
+    }
+}

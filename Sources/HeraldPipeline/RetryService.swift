@@ -1,0 +1,55 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+/// Claims due retries from the store and tries them again, until they succeed or run out.
+public struct RetryService: Service {
+    private let store: any HeraldStore
+    private let engine: DeliveryEngine
+    private let policy: DeliveryPolicy
+    private let wakeUp: WakeUpSignal
+    private let owner: String
+    private let logger: Logger
+
+    /// Retries claimed per round.
+    private let claimLimit = 200
+
+    /// Creates the service; `owner` identifies this process in leases. It wakes on the engine's retry signal.
+    public init(store: any HeraldStore, engine: DeliveryEngine, owner: String, logger: Logger) {
+        self.store = store
+        self.engine = engine
+        self.policy = engine.policy
+        self.wakeUp = engine.retryWakeUp
+        self.owner = owner
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let now = Clock.nowMillis()
+                let lease = Lease(owner: owner, expiresAt: now + policy.leaseDuration.milliseconds)
+                let due = try await store.claimDueRetries(limit: claimLimit, lease: lease, nowMillis: now)
+                if !due.isEmpty {
+                    try await engine.deliverRetries(due)
+                    continue
+                }
+                var wait = policy.pollInterval
+                if let next = try await store.nextRetryDue() {
+                    let until = Duration.milliseconds(max(0, next - Clock.nowMillis()))
+                    if until < wait { wait = until }
+                }
+                if wait > .zero {
+                    let timeout = wait
+                    await cancelWhenGracefulShutdown { await wakeUp.wait(timeout: timeout) }
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("retrying deliveries failed; will try again", metadata: ["error": "\(error)"])
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+            }
+        }
+    }
+}

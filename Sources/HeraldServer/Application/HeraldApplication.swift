@@ -1,0 +1,156 @@
+import Foundation
+import HeraldConfiguration
+import HeraldCore
+import HeraldPipeline
+import HeraldStore
+import HeraldWebhook
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// A whole Herald server built from its configuration: store, providers, pipeline, HTTP, SSE and UDP.
+public struct HeraldApplication: Sendable {
+    /// The provider kinds this build of Herald ships.
+    public static var standardKinds: ProviderKindRegistry {
+        ProviderKindRegistry([WebhookKind()])
+    }
+
+    /// Where the server's sockets ended up (useful with port 0).
+    public struct BoundAddresses: Sendable {
+        /// Called with the HTTP port once listening.
+        public var http: @Sendable (Int) -> Void = { _ in }
+        /// Called with the UDP port once bound.
+        public var udp: @Sendable (Int) -> Void = { _ in }
+
+        /// No callbacks.
+        public init() {}
+    }
+
+    /// The long-running parts, in start order (shut down in reverse).
+    public let services: [any Service]
+    /// The store, closed after every service has stopped.
+    public let store: any HeraldStore
+    /// The providers, shut down after every service has stopped.
+    public let providers: ProviderSet
+    private let logger: Logger
+
+    /// Builds everything; throws ``ConfigurationError`` for settings that cannot work
+    /// (a provider's key file, an ACL entry), before anything listens.
+    public init(
+        configuration: HeraldConfiguration,
+        kinds: ProviderKindRegistry = HeraldApplication.standardKinds,
+        logger: Logger,
+        bound: BoundAddresses = BoundAddresses()
+    ) throws {
+        self.logger = logger
+        let server = configuration.server
+
+        var acls: [Realm: AccessList] = [:]
+        for (realm, entries) in server.acl {
+            acls[realm] = try AccessList(entries, key: "server.acl.\(realm.rawValue)")
+        }
+        let users = server.auth.mapValues { Authorizer.User(password: $0.password, realms: $0.realms) }
+        let authorizer = Authorizer(users: users, acls: acls)
+
+        var built: [any PushProvider] = []
+        let environment = ProviderEnvironment(
+            extraTrustRootFiles: configuration.outbound.caFile.map { [$0] } ?? [],
+            logger: logger.child("herald.provider"))
+        for (name, provider) in configuration.providers {
+            guard let kind = kinds.kind(named: provider.kind) else {
+                throw ConfigurationError(key: "providers.\(name).kind", "unknown kind \"\(provider.kind)\"")
+            }
+            built.append(try kind.makeProvider(name: name, options: provider.options, environment: environment))
+        }
+        let providers = ProviderSet(built)
+        self.providers = providers
+
+        let store: any HeraldStore
+        switch try DatabaseLocation.parse(server.database) {
+        case .sqlite(let path):
+            do {
+                store = try SQLiteStore(path: path)
+            } catch {
+                throw ConfigurationError(key: "server.database", "cannot open SQLite database \(path): \(error)")
+            }
+        case .postgres:
+            throw ConfigurationError(key: "server.database", "PostgreSQL is not supported by this build yet")
+        }
+        self.store = store
+
+        let policy = configuration.delivery.policy
+        let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
+        let fanOutWakeUp = WakeUpSignal()
+        let engine = DeliveryEngine(store: store, providers: providers, policy: policy, logger: logger.child("herald.delivery"))
+        let hub = configuration.eventSource.enabled
+            ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered, logger: logger.child("herald.sse"))
+            : nil
+        let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger)
+
+        let router = Router(context: HeraldRequestContext.self)
+        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger))
+        PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger)
+            .register(on: router)
+
+        let onHTTP = bound.http
+        let application = Application(
+            router: router,
+            configuration: .init(address: .hostname(server.http.host, port: server.http.port), serverName: nil),
+            onServerRunning: { channel in onHTTP(channel.localAddress?.port ?? server.http.port) },
+            logger: logger
+        )
+
+        var services: [any Service] = []
+        services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
+        services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
+        if let hub { services.append(hub) }
+        if let udp = server.udp {
+            if authorizer.usesBasicAuth && !authorizer.hasACL(for: .publish) {
+                logger.warning("UDP events are accepted from any address")
+            }
+            let onUDP = bound.udp
+            services.append(UDPEventService(
+                host: udp.host, port: udp.port, publisher: publisher, authorizer: authorizer,
+                accessLog: server.accessLog, logger: logger,
+                onBound: { address in onUDP(address?.port ?? udp.port) }))
+        }
+        services.append(application)
+        self.services = services
+    }
+
+    /// Runs until SIGTERM or SIGINT, then shuts down gracefully: intake stops, work in
+    /// progress is checkpointed, connections close.
+    public func run() async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await runAndClose { try await group.run() }
+    }
+
+    /// Runs `body` (which runs the services), then releases the providers and the store.
+    public func runAndClose(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await providers.shutdown()
+            try? await store.close()
+            throw error
+        }
+        await providers.shutdown()
+        try await store.close()
+    }
+}
+
+extension Logger {
+    /// A logger with another label and this one's level.
+    func child(_ label: String) -> Logger {
+        var child = Logger(label: label)
+        child.logLevel = logLevel
+        return child
+    }
+}

@@ -1,0 +1,18 @@
+import HeraldConfiguration
+import HeraldPipeline
+
+extension HeraldConfiguration.Delivery {
+    /// The pipeline's view of the `delivery:` settings.
+    var policy: DeliveryPolicy {
+        var policy = DeliveryPolicy()
+        policy.maxFailures = maxFailures
+        policy.maxAttempts = maxAttempts
+        policy.retryDelay = retryDelay
+        policy.maxRetryDelay = maxRetryDelay
+        policy.batchSize = batchSize
+        policy.inFlight = inFlight
+        policy.concurrentJobs = concurrentJobs
+        policy.leaseDuration = leaseDuration
+        return policy
+    }
+}

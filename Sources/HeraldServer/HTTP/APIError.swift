@@ -1,0 +1,88 @@
+import HeraldCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Every error answer of the HTTP API, in the three forms rs/pushd used (§1.3).
+///
+/// Handlers throw these; ``response(from:context:)`` is the one place that turns them into responses.
+public struct APIError: Error, HTTPResponseError, Equatable {
+    private enum Kind: Equatable {
+        /// `{"error":"<message>"}` with a JSON content type.
+        case json(HTTPResponse.Status, String)
+        /// The reason phrase as `text/plain`.
+        case bare(HTTPResponse.Status)
+        /// 404 with the JSON body `null`.
+        case jsonNull
+        /// 401 with the Basic challenge.
+        case unauthorized
+    }
+
+    private let kind: Kind
+
+    private init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// 400 `{"error":"<message>"}`.
+    public static func badRequest(_ message: String) -> APIError { APIError(.json(.badRequest, message)) }
+    /// A JSON error with any status.
+    public static func json(_ status: HTTPResponse.Status, _ message: String) -> APIError { APIError(.json(status, message)) }
+    /// A bare status (`Not Found`, `Bad Request`, ...).
+    public static func bare(_ status: HTTPResponse.Status) -> APIError { APIError(.bare(status)) }
+    /// 404 (bare).
+    public static let notFound = APIError(.bare(.notFound))
+    /// 404 with the JSON body `null` (`GET /subscriber/:id`, `GET /event/:event`).
+    public static let nullNotFound = APIError(.jsonNull)
+    /// 401 with `WWW-Authenticate: Basic realm="Authorization Required"`.
+    public static let unauthorized = APIError(.unauthorized)
+    /// 403 `{"error":"Unauthorized"}`.
+    public static let forbidden = APIError(.json(.forbidden, "Unauthorized"))
+    /// 413 `{"error":"Request body too large"}`.
+    public static let bodyTooLarge = APIError(.json(.contentTooLarge, "Request body too large"))
+    /// 503 (bare): the database cannot be used.
+    public static let unavailable = APIError(.bare(.serviceUnavailable))
+    /// 400 `Invalid event name <name>`.
+    public static func invalidEventName(_ name: String) -> APIError { .badRequest("Invalid event name \(name)") }
+    /// 400 ``Invalid value for `<field>'``.
+    public static func invalidValue(_ field: String) -> APIError { .badRequest("Invalid value for `\(field)'") }
+
+    public var status: HTTPResponse.Status {
+        switch kind {
+        case .json(let status, _), .bare(let status): status
+        case .jsonNull: .notFound
+        case .unauthorized: .unauthorized
+        }
+    }
+
+    /// The error message of a JSON error, for logs and tests.
+    public var message: String? {
+        if case .json(_, let message) = kind { return message }
+        return nil
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        response
+    }
+
+    /// The response for this error.
+    public var response: Response {
+        switch kind {
+        case .json(let status, let message):
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("error")
+            writer.string(message)
+            writer.endObject()
+            return .json(writer.text, status: status)
+        case .bare(let status):
+            return .bare(status)
+        case .jsonNull:
+            return .json("null", status: .notFound)
+        case .unauthorized:
+            var response = Response.bare(.unauthorized, body: "Unauthorized")
+            response.headers[.wwwAuthenticate] = "Basic realm=\"Authorization Required\""
+            return response
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HeraldCore
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Applies the authorization rules of §2.2: HTTP Basic users per realm, and source-address ACLs.
+public struct Authorizer: Sendable {
+    /// A user allowed to use some realms.
+    public struct User: Sendable {
+        /// The password, compared in constant time.
+        let password: [UInt8]
+        /// The realms the user may use.
+        let realms: Set<Realm>
+
+        /// Creates a user.
+        public init(password: String, realms: Set<Realm>) {
+            self.password = Array(password.utf8)
+            self.realms = realms
+        }
+    }
+
+    private let users: [String: User]
+    private let acls: [Realm: AccessList]
+
+    /// Creates an authorizer; with neither users nor ACLs every realm is open.
+    public init(users: [String: User], acls: [Realm: AccessList]) {
+        self.users = users
+        self.acls = acls
+    }
+
+    /// Whether Basic authentication is configured.
+    public var usesBasicAuth: Bool { !users.isEmpty }
+
+    /// Whether an ACL is configured for `realm`.
+    public func hasACL(for realm: Realm) -> Bool { acls[realm] != nil }
+
+    /// Checks an HTTP request against `realm` (rule 2 when users exist, else rule 3).
+    public func authorize(_ request: Request, context: HeraldRequestContext, realm: Realm) throws(APIError) {
+        guard usesBasicAuth else {
+            try checkACL(realm: realm, address: context.remoteAddress)
+            return
+        }
+        guard let header = request.headers[.authorization] else { throw .unauthorized }
+        guard let (name, password) = Self.parseBasic(header) else { throw .bare(.badRequest) }
+        guard let user = users[name], Self.constantTimeEqual(user.password, Array(password.utf8)) else {
+            throw .unauthorized
+        }
+        guard user.realms.contains(realm) else { throw .forbidden }
+    }
+
+    /// Checks the ACL of `realm` only: CORS preflights and requests without credentials (rule 4).
+    public func checkACL(realm: Realm, address: SocketAddress?) throws(APIError) {
+        guard let acl = acls[realm] else { return }
+        guard let text = address?.ipAddress, let ip = IPAddress(text), acl.allows(ip) else { throw .forbidden }
+    }
+
+    /// Whether a credential-less message (UDP, compat front-ends) from `address` may use `realm`.
+    public func allowsWithoutCredentials(realm: Realm, address: SocketAddress?) -> Bool {
+        (try? checkACL(realm: realm, address: address)) != nil
+    }
+
+    /// Splits `Basic base64(user:password)`; `nil` when it is not well-formed Basic.
+    static func parseBasic(_ header: String) -> (String, String)? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "basic",
+            let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
+            let decoded = String(data: data, encoding: .utf8),
+            let colon = decoded.firstIndex(of: ":")
+        else { return nil }
+        return (String(decoded[..<colon]), String(decoded[decoded.index(after: colon)...]))
+    }
+
+    /// Compares without an early exit, so timing does not reveal how much of a password matched.
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)
+        for index in 0..<max(lhs.count, rhs.count) {
+            let left = index < lhs.count ? lhs[index] : 0
+            let right = index < rhs.count ? rhs[index] : 0
+            difference |= left ^ right
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,34 @@
+import HeraldCore
+import Hummingbird
+import Logging
+
+/// Turns every failure into one of the API's answer forms, and writes the access log.
+///
+/// Unmatched routes answer a bare 404; errors that are not ``APIError`` come from the store
+/// (or a bug) and answer a bare 503, since the database could not be used (§1.3).
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = HeraldRequestContext
+
+    let accessLog: Bool
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = error.response
+        } catch let error as HTTPError where error.status == .notFound {
+            response = APIError.notFound.response
+        } catch let error as HTTPResponseError {
+            response = APIError.bare(error.status).response
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            response = APIError.unavailable.response
+        }
+        if accessLog {
+            logger.info("\(request.method) \(request.uri) \(response.status.code)")
+        }
+        return response
+    }
+}

@@ -1,0 +1,72 @@
+import HeraldCore
+import HeraldPipeline
+import HeraldStore
+import HTTPTypes
+import Hummingbird
+
+extension PushdRoutes {
+    /// `GET /events` (§4.13).
+    func listEvents(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        var writer = JSONWriter()
+        writer.beginArray()
+        for name in try await store.eventNames() { writer.string(name.rawValue) }
+        writer.endArray()
+        return .json(writer.text)
+    }
+
+    /// `GET /event/:event` — statistics (§4.14, §14).
+    func getEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let event = try eventName(context)
+        guard let statistics = try await store.statistics(of: event) else { throw APIError.nullNotFound }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("created")
+        writer.number(statistics.created)
+        if let last = statistics.last {
+            writer.key("last")
+            writer.number(last)
+        }
+        writer.key("total")
+        writer.number(statistics.total)
+        writer.key("subscribers")
+        writer.number(statistics.subscribers)
+        writer.key("delivered")
+        writer.number(statistics.delivered)
+        writer.key("failed")
+        writer.number(statistics.failed)
+        writer.endObject()
+        return .json(writer.text)
+    }
+
+    /// `POST /event/:event` — publish (§4.15).
+    func publishEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let event = try eventName(context)
+        let body = try await body(request)
+        try await publisher.publish(body, to: event)
+        return .noContent
+    }
+
+    /// `DELETE /event/:event` (§4.16).
+    func deleteEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let event = try eventName(context)
+        guard try await publisher.deleteEvent(event) else { throw APIError.notFound }
+        return .noContent
+    }
+
+    /// `GET /status` (§4.17): 204 when a trivial query succeeds within 2 seconds.
+    func status(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        let store = self.store
+        let healthy = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await store.ping()) != nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(2))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        guard healthy else { throw APIError.unavailable }
+        return .noContent
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HeraldCore
+import HeraldPipeline
+import HeraldStore
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The rs/pushd REST API (§4), registered on a Hummingbird router.
+///
+/// Every route checks authorization first, then the event name, then the body,
+/// exactly in the order the spec gives.
+public struct PushdRoutes: Sendable {
+    /// Largest accepted request body: 1 MiB, as rs/pushd.
+    public static let maxBodySize = 1_048_576
+
+    let store: any HeraldStore
+    let providers: ProviderSet
+    let publisher: Publisher
+    let authorizer: Authorizer
+    let hub: EventStreamHub?
+    let logger: Logger
+
+    /// Creates the routes. `hub` is `nil` when `event_source.enabled` is false.
+    public init(store: any HeraldStore, providers: ProviderSet, publisher: Publisher, authorizer: Authorizer, hub: EventStreamHub?, logger: Logger) {
+        self.store = store
+        self.providers = providers
+        self.publisher = publisher
+        self.authorizer = authorizer
+        self.hub = hub
+        self.logger = logger
+    }
+
+    typealias Handler = @Sendable (Request, HeraldRequestContext) async throws -> Response
+
+    /// Adds every route of §4.1 to `router`.
+    public func register(on router: Router<HeraldRequestContext>) {
+        route(router, "/subscribers", .post, realm: .register, registerSubscriber)
+        route(router, "/subscriber/:id", .get, realm: .register, getSubscriber)
+        route(router, "/subscriber/:id", .post, realm: .register, updateSubscriber)
+        route(router, "/subscriber/:id", .delete, realm: .register, deleteSubscriber)
+        route(router, "/subscriber/:id/test", .post, realm: .register, testSubscriber)
+        route(router, "/subscriber/:id/subscriptions", .get, realm: .register, getSubscriptions)
+        route(router, "/subscriber/:id/subscriptions", .post, realm: .register, replaceSubscriptions)
+        route(router, "/subscriber/:id/subscriptions/:event", .get, realm: .register, getSubscription)
+        route(router, "/subscriber/:id/subscriptions/:event", .post, realm: .register, subscribe)
+        route(router, "/subscriber/:id/subscriptions/:event", .delete, realm: .register, unsubscribe)
+        route(router, "/events", .get, realm: .register, listEvents)
+        route(router, "/event/:event", .get, realm: .register, getEvent)
+        route(router, "/event/:event", .post, realm: .publish, publishEvent)
+        route(router, "/event/:event", .delete, realm: .publish, deleteEvent)
+        route(router, "/status", .get, realm: .register, status)
+        if hub != nil {
+            route(router, "/subscribe", .get, realm: .listen, eventStream)
+            // A CORS preflight carries no credentials: only the listen ACL applies (§2.2).
+            route(router, "/subscribe", .options, realm: nil) { request, context in
+                try authorizer.checkACL(realm: .listen, address: context.remoteAddress)
+                return try await preflight(request, context)
+            }
+            route(router, "/crossdomain.xml", .get, realm: nil, crossDomainPolicy)
+        }
+    }
+
+    private func route(_ router: Router<HeraldRequestContext>, _ path: String, _ method: HTTPRequest.Method, realm: Realm?, _ handler: @escaping Handler) {
+        let authorizer = self.authorizer
+        router.on(RouterPath(path), method: method) { request, context -> Response in
+            if let realm { try authorizer.authorize(request, context: context, realm: realm) }
+            return try await handler(request, context)
+        }
+    }
+
+    // MARK: - Request parts
+
+    /// The `:event` parameter, percent-decoded and validated (§3.2).
+    func eventName(_ context: HeraldRequestContext) throws(APIError) -> EventName {
+        let raw = Self.percentDecoded(context.parameters.get("event") ?? "")
+        guard let name = EventName(raw) else { throw .invalidEventName(raw) }
+        return name
+    }
+
+    /// The `:id` parameter, percent-decoded; never validated (an unknown id is simply not found).
+    func subscriberID(_ context: HeraldRequestContext) -> SubscriberID {
+        SubscriberID(rawValue: Self.percentDecoded(context.parameters.get("id") ?? ""))
+    }
+
+    /// The request body decoded by its content type (§1.2).
+    func body(_ request: Request) async throws(APIError) -> BodyValue {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: Self.maxBodySize)
+        } catch {
+            throw .bodyTooLarge
+        }
+        do {
+            return try RequestBodyDecoder.decode(Array(buffer.readableBytesView), contentType: request.headers[.contentType])
+        } catch {
+            throw .json(HTTPResponse.Status(code: error.status), error.message)
+        }
+    }
+
+    static func percentDecoded(_ text: String) -> String {
+        text.removingPercentEncoding ?? text
+    }
+}

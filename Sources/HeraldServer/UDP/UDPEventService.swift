@@ -1,0 +1,92 @@
+import HeraldCore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The rs/pushd UDP event port (§13): compressed `POST`/`DELETE /event/...` datagrams, never answered.
+public struct UDPEventService: Service {
+    private let host: String
+    private let port: Int
+    private let publisher: Publisher
+    private let authorizer: Authorizer
+    private let accessLog: Bool
+    private let logger: Logger
+    private let onBound: @Sendable (SocketAddress?) -> Void
+
+    /// Largest datagram read; anything longer is truncated by the kernel and then fails to decompress.
+    public static let maxDatagramSize = 65_507
+
+    /// Creates the service; `onBound` learns the bound address (tests bind port 0).
+    public init(
+        host: String, port: Int, publisher: Publisher, authorizer: Authorizer, accessLog: Bool, logger: Logger,
+        onBound: @escaping @Sendable (SocketAddress?) -> Void = { _ in }
+    ) {
+        self.host = host
+        self.port = port
+        self.publisher = publisher
+        self.authorizer = authorizer
+        self.accessLog = accessLog
+        self.logger = logger
+        self.onBound = onBound
+    }
+
+    public func run() async throws {
+        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.maxDatagramSize))
+            .bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(wrappingChannelSynchronously: channel)
+                }
+            }
+        onBound(channel.channel.localAddress)
+        logger.info("listening for UDP events", metadata: ["address": "\(channel.channel.localAddress.map { "\($0)" } ?? "?")"])
+        try await withGracefulShutdownHandler {
+            try await channel.executeThenClose { inbound, _ in
+                for try await envelope in inbound {
+                    await handle(envelope.data, from: envelope.remoteAddress)
+                }
+            }
+        } onGracefulShutdown: {
+            channel.channel.close(promise: nil)
+        }
+    }
+
+    /// Handles one datagram; every outcome is only logged (§13.1).
+    func handle(_ data: ByteBuffer, from address: SocketAddress) async {
+        guard let datagram = EventDatagram.decode(data) else {
+            logger.info("UDP Cannot decode message")
+            return
+        }
+        let status = await act(on: datagram, from: address)
+        if accessLog {
+            logger.info("UDP/\(datagram.method) \(datagram.path) \(status)")
+        }
+    }
+
+    private func act(on datagram: EventDatagram, from address: SocketAddress) async -> Int {
+        guard let event = datagram.eventName else { return 404 }
+        guard authorizer.allowsWithoutCredentials(realm: .publish, address: address) else { return 403 }
+        do {
+            switch datagram.method {
+            case "POST":
+                let payload: BodyValue
+                do {
+                    payload = try FormBodyDecoder.decode(Array(datagram.query.utf8))
+                } catch {
+                    return 400
+                }
+                try await publisher.publish(payload, to: event)
+                return 204
+            case "DELETE":
+                return try await publisher.deleteEvent(event) ? 204 : 404
+            default:
+                return 404
+            }
+        } catch {
+            if let message = error.message { logger.info("UDP publish refused", metadata: ["error": "\(message)"]) }
+            return Int(error.status.code)
+        }
+    }
+}

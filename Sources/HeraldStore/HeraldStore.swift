@@ -1,0 +1,441 @@
+import HeraldCore
+
+/// Everything Herald keeps: subscribers, subscriptions, events and their
+/// statistics, durable publish jobs, pending retries and the feedback log.
+///
+/// The interface is shaped so that a PostgreSQL implementation can follow
+/// without changing callers: work is *claimed* with a lease (`FOR UPDATE SKIP
+/// LOCKED` there, a conditional `UPDATE` in SQLite), audiences are read in
+/// keyset-paginated pages ordered by subscriber id, and every method is one
+/// transaction. No method loads all subscribers of an event into memory.
+///
+/// Every implementation must pass the store conformance suite
+/// (`Tests/HeraldStoreTests/StoreConformanceTests.swift`).
+public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog & StoreHealth
+
+/// Registered subscribers (§3.1, §4.2–4.5).
+public protocol SubscriberStore: Sendable {
+    /// Registers `(proto, identity)` or refreshes it (idempotent, §4.2).
+    ///
+    /// A new subscriber gets a fresh random id and `created = updated = now`. An
+    /// existing one gets the given fields merged over the stored ones, its token
+    /// replaced (Web Push keys change), `updated = now` and its failure counter reset.
+    /// - Returns: the stored subscriber and whether it was created.
+    func register(_ registration: SubscriberRegistration, now: Int64) async throws -> (subscriber: Subscriber, created: Bool)
+
+    /// The subscriber with `id`, or `nil`.
+    func subscriber(_ id: SubscriberID) async throws -> Subscriber?
+
+    /// Merges `fields` into the subscriber, sets `updated = now` and resets its failure counter.
+    /// - Returns: `false` when there is no such subscriber.
+    func updateSubscriber(_ id: SubscriberID, fields: SubscriberFields, now: Int64) async throws -> Bool
+
+    /// Deletes the subscriber, its subscriptions, its `unicast:<id>` statistics, its
+    /// pending retries, every event left without subscriptions, and the `broadcast`
+    /// statistics when it was the last subscriber (§4.5).
+    /// - Returns: `false` when there is no such subscriber.
+    func deleteSubscriber(_ id: SubscriberID) async throws -> Bool
+
+    /// Increments the stored badge of each subscriber by one (absent or non-integer
+    /// counts as 0) in one transaction, and returns the badges as they were before.
+    ///
+    /// Subscribers that no longer exist are absent from the result.
+    func incrementBadges(of ids: [SubscriberID]) async throws -> [SubscriberID: String?]
+}
+
+/// The outcome of a single subscribe (§4.10).
+public enum SubscribeResult: Sendable, Equatable {
+    /// A new subscription was made.
+    case created
+    /// The subscription existed; its option was overwritten.
+    case updated
+    /// No subscriber has that id; nothing was stored.
+    case unknownSubscriber
+}
+
+/// Subscriptions: subscriber → event with `ignore_message` (§4.7–4.11).
+public protocol SubscriptionStore: Sendable {
+    /// The subscriber's subscriptions sorted by event name, or `nil` when the subscriber does not exist.
+    func subscriptions(of id: SubscriberID) async throws -> [(event: EventName, ignoreMessage: Bool)]?
+
+    /// The `ignore_message` of one subscription, or `nil` when the subscriber or the subscription does not exist.
+    func subscription(of id: SubscriberID, to event: EventName) async throws -> Bool?
+
+    /// Subscribes (creating the event on its first subscription, `created = now`) or overwrites the option.
+    func subscribe(_ id: SubscriberID, to event: EventName, ignoreMessage: Bool, now: Int64) async throws -> SubscribeResult
+
+    /// Removes one subscription (if any), deleting the event when it was the last.
+    /// - Returns: `false` when the subscriber does not exist.
+    func unsubscribe(_ id: SubscriberID, from event: EventName) async throws -> Bool
+
+    /// Makes the subscriber's subscription set equal to `subscriptions`, atomically (§4.8).
+    /// - Returns: `false` when the subscriber does not exist (nothing changed).
+    func replaceSubscriptions(of id: SubscriberID, with subscriptions: [(event: EventName, ignoreMessage: Bool)], now: Int64) async throws -> Bool
+}
+
+/// Event statistics (§14).
+public struct EventStatistics: Sendable, Equatable {
+    /// Unix seconds of the event's first subscription (special names: of their first publish).
+    public var created: Int64
+    /// Unix seconds of the last publish that reached at least one subscriber.
+    public var last: Int64?
+    /// Publishes that reached at least one subscriber.
+    public var total: Int64
+    /// Current subscriptions (`broadcast`: registered subscribers; `unicast:<id>`: 1).
+    public var subscribers: Int64
+    /// Deliveries the push services accepted.
+    public var delivered: Int64
+    /// Deliveries that ended in failure.
+    public var failed: Int64
+
+    /// Creates statistics.
+    public init(created: Int64, last: Int64? = nil, total: Int64 = 0, subscribers: Int64 = 0, delivered: Int64 = 0, failed: Int64 = 0) {
+        self.created = created
+        self.last = last
+        self.total = total
+        self.subscribers = subscribers
+        self.delivered = delivered
+        self.failed = failed
+    }
+}
+
+/// Events and their statistics (§4.13, §4.14, §4.16, §14).
+public protocol EventStore: Sendable {
+    /// Names of every event with at least one subscription, in ascending byte order.
+    func eventNames() async throws -> [EventName]
+
+    /// The event's statistics, or `nil` when it does not exist (§4.14, §14.2).
+    func statistics(of event: EventName) async throws -> EventStatistics?
+
+    /// Deletes an event (§4.16): for an ordinary name its subscriptions and statistics;
+    /// for `broadcast` / `unicast:<id>` the statistics and explicit subscriptions only.
+    /// - Returns: `false` when there was nothing to delete.
+    func deleteEvent(_ event: EventName) async throws -> Bool
+}
+
+/// Who a publish job delivers to.
+public enum PublishAudience: Sendable, Equatable {
+    /// The event's subscribers, each with its subscription's `ignore_message`.
+    case subscribers(EventName)
+    /// Every registered subscriber, none silent.
+    case broadcast
+    /// One subscriber, not silent (`unicast:<id>`).
+    case unicast(SubscriberID)
+    /// One subscriber, not silent, no statistics (`POST /subscriber/:id/test`).
+    case test(SubscriberID)
+
+    /// The statistics row this audience's deliveries count in, if any.
+    public var statisticsEvent: EventName? {
+        switch self {
+        case .subscribers(let event): event
+        case .broadcast: .broadcast
+        case .unicast(let id): .unicast(id)
+        case .test: nil
+        }
+    }
+}
+
+/// The answer to an enqueued publish.
+public enum EnqueueResult: Sendable, Equatable {
+    /// The job is stored (and statistics updated); it will be fanned out.
+    case queued(jobID: Int64)
+    /// Nobody is subscribed: nothing stored (SSE listeners may still be served).
+    case noAudience
+    /// A unicast or test to an id that is not a subscriber.
+    case unknownSubscriber
+}
+
+/// A durable publish job, claimed by one fan-out worker at a time.
+public struct PublishJob: Sendable, Equatable {
+    /// The job's id, increasing in publish order.
+    public var id: Int64
+    /// Who it delivers to.
+    public var audience: PublishAudience
+    /// The compiled notification.
+    public var notification: PublishedEvent
+    /// Unix seconds when it was accepted.
+    public var publishedAt: Int64
+    /// The last subscriber id whose delivery was checkpointed; the next page starts after it.
+    public var cursor: SubscriberID?
+
+    /// Creates a job.
+    public init(id: Int64, audience: PublishAudience, notification: PublishedEvent, publishedAt: Int64, cursor: SubscriberID? = nil) {
+        self.id = id
+        self.audience = audience
+        self.notification = notification
+        self.publishedAt = publishedAt
+        self.cursor = cursor
+    }
+}
+
+/// One subscriber of a job's audience, with its subscription option.
+public struct AudienceMember: Sendable, Equatable {
+    /// The subscriber as stored.
+    public var subscriber: Subscriber
+    /// Whether its subscription is silent (never for broadcast, unicast, test).
+    public var silent: Bool
+
+    /// Creates a member.
+    public init(subscriber: Subscriber, silent: Bool) {
+        self.subscriber = subscriber
+        self.silent = silent
+    }
+}
+
+/// A claim on work: who holds it and until when.
+public struct Lease: Sendable, Equatable {
+    /// The worker's identity (unique per process).
+    public var owner: String
+    /// Unix milliseconds after which another worker may take the work.
+    public var expiresAt: Int64
+
+    /// Creates a lease.
+    public init(owner: String, expiresAt: Int64) {
+        self.owner = owner
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The durable publish queue (§6).
+public protocol PublishQueue: Sendable {
+    /// Resolves the audience and, if it is non-empty, stores the job and updates the
+    /// statistics (`total + 1`, `last = now`; `test` touches none), in one transaction.
+    func enqueue(_ audience: PublishAudience, notification: PublishedEvent, now: Int64) async throws -> EnqueueResult
+
+    /// Claims up to `limit` jobs that nobody holds (or whose lease expired before `nowMillis`), oldest first.
+    func claimJobs(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [PublishJob]
+
+    /// The next page of a job's audience: members with id greater than `cursor`, ascending by id.
+    func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember]
+
+    /// Records progress: every member up to and including `cursor` was handed to its provider
+    /// and its outcome recorded. Also renews the lease.
+    /// - Returns: `false` when the lease was lost (another worker took the job).
+    func checkpoint(jobID: Int64, cursor: SubscriberID, lease: Lease) async throws -> Bool
+
+    /// Removes a fully fanned-out job.
+    func completeJob(jobID: Int64, owner: String) async throws
+
+    /// How much accepted work is not yet done: unfinished jobs and pending retries.
+    func backlog() async throws -> Backlog
+}
+
+/// Accepted work that is not yet done.
+public struct Backlog: Sendable, Equatable {
+    /// Publish jobs not yet fully fanned out.
+    public var jobs: Int
+    /// Deliveries waiting for a retry.
+    public var retries: Int
+
+    /// Creates a backlog count.
+    public init(jobs: Int, retries: Int) {
+        self.jobs = jobs
+        self.retries = retries
+    }
+}
+
+/// One delivery waiting to be tried again.
+public struct RetryEntry: Sendable, Equatable {
+    /// The entry's id (assigned by the store; ignored when scheduling).
+    public var id: Int64
+    /// The subscriber to deliver to.
+    public var subscriberID: SubscriberID
+    /// The statistics row the delivery counts in, if any.
+    public var statisticsEvent: EventName?
+    /// The notification.
+    public var notification: PublishedEvent
+    /// The variant as first rendered (keeps the badge of the first attempt).
+    public var silent: Bool
+    /// The badge number sent on the first attempt, if any.
+    public var badge: Int?
+    /// Attempts made so far (1 after the first failure).
+    public var attempts: Int
+    /// Unix milliseconds when it is due.
+    public var dueAt: Int64
+    /// Unix seconds when the notification was published (for `ttl`).
+    public var publishedAt: Int64
+    /// The last failure's reason.
+    public var lastReason: String?
+
+    /// Creates an entry.
+    public init(id: Int64 = 0, subscriberID: SubscriberID, statisticsEvent: EventName?, notification: PublishedEvent, silent: Bool, badge: Int?, attempts: Int, dueAt: Int64, publishedAt: Int64, lastReason: String?) {
+        self.id = id
+        self.subscriberID = subscriberID
+        self.statisticsEvent = statisticsEvent
+        self.notification = notification
+        self.silent = silent
+        self.badge = badge
+        self.attempts = attempts
+        self.dueAt = dueAt
+        self.publishedAt = publishedAt
+        self.lastReason = lastReason
+    }
+}
+
+/// Deliveries to try again later, persisted so that a restart resumes them.
+public protocol RetryQueue: Sendable {
+    /// Stores retries (ids are assigned). Entries whose subscriber no longer exists are
+    /// dropped: a retry never outlives its subscriber (§4.5).
+    func scheduleRetries(_ entries: [RetryEntry]) async throws
+
+    /// Claims up to `limit` retries due at `nowMillis` that nobody holds, earliest first.
+    func claimDueRetries(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [RetryEntry]
+
+    /// Removes a retry that ended (delivered or given up).
+    func completeRetry(id: Int64) async throws
+
+    /// Puts a claimed retry back for another attempt.
+    func rescheduleRetry(id: Int64, attempts: Int, dueAt: Int64, lastReason: String?) async throws
+
+    /// Unix milliseconds at which the next claim can succeed, if any retry is pending (so a
+    /// worker can sleep until then): the due time of an unleased retry, or for a leased one
+    /// the later of its due time and its lease's expiry, so that retries a crashed worker
+    /// held are picked up again.
+    func nextRetryDue() async throws -> Int64?
+}
+
+/// The effect of one delivery on its subscriber, recorded in a batch.
+public struct DeliveryRecord: Sendable, Equatable {
+    /// The subscriber.
+    public var subscriberID: SubscriberID
+    /// The provider name it was delivered through.
+    public var proto: String
+    /// Its token (for the feedback log).
+    public var token: String
+    /// The statistics row to count in (`nil`: `/test`).
+    public var statisticsEvent: EventName?
+    /// What happened.
+    public var effect: Effect
+
+    /// What a delivery does to its subscriber and the statistics.
+    public enum Effect: Sendable, Equatable {
+        /// Counted as delivered; the failure counter is reset.
+        case delivered
+        /// Counted as failed; the subscriber is unregistered unless it registered again
+        /// after `invalidSince` (Unix milliseconds).
+        case deadToken(reason: String, status: Int?, invalidSince: Int64?)
+        /// Counted as failed; the failure counter grows, unregistering at the threshold.
+        case subscriberFailure(reason: String, status: Int?)
+        /// Counted as failed; the subscriber is not affected (message or configuration problem, or
+        /// retries of a push service ran out).
+        case failed(reason: String, status: Int?)
+    }
+
+    /// Creates a record.
+    public init(subscriberID: SubscriberID, proto: String, token: String, statisticsEvent: EventName?, effect: Effect) {
+        self.subscriberID = subscriberID
+        self.proto = proto
+        self.token = token
+        self.statisticsEvent = statisticsEvent
+        self.effect = effect
+    }
+}
+
+/// An entry of the feedback log: something a push service reported, or an unregistration.
+public struct FeedbackEntry: Sendable, Equatable {
+    /// What Herald did about it.
+    public enum Action: String, Sendable, Equatable {
+        /// The subscriber was unregistered.
+        case unregistered
+        /// The delivery failed; the subscriber was kept.
+        case failed
+        /// The push service said the token is invalid, but the subscriber registered again since, so it was kept.
+        case kept
+        /// The subscriber's provider is not configured any more; it was skipped.
+        case skipped
+    }
+
+    /// Increasing id: a cursor for readers.
+    public var id: Int64
+    /// Unix seconds.
+    public var time: Int64
+    /// The subscriber.
+    public var subscriberID: SubscriberID
+    /// Its provider name.
+    public var proto: String
+    /// Its token.
+    public var token: String
+    /// The service's HTTP status, if any.
+    public var status: Int?
+    /// The reason (`BadDeviceToken`, `failures:5`, ...).
+    public var reason: String
+    /// What Herald did.
+    public var action: Action
+
+    /// Creates an entry.
+    public init(id: Int64 = 0, time: Int64, subscriberID: SubscriberID, proto: String, token: String, status: Int?, reason: String, action: Action) {
+        self.id = id
+        self.time = time
+        self.subscriberID = subscriberID
+        self.proto = proto
+        self.token = token
+        self.status = status
+        self.reason = reason
+        self.action = action
+    }
+}
+
+/// What recording a batch of outcomes changed.
+public struct RecordSummary: Sendable, Equatable {
+    /// Subscribers unregistered by this batch, with the reason.
+    public var unregistered: [(id: SubscriberID, reason: String)]
+
+    /// Creates a summary.
+    public init(unregistered: [(id: SubscriberID, reason: String)] = []) {
+        self.unregistered = unregistered
+    }
+
+    public static func == (lhs: RecordSummary, rhs: RecordSummary) -> Bool {
+        lhs.unregistered.map(\.id) == rhs.unregistered.map(\.id) && lhs.unregistered.map(\.reason) == rhs.unregistered.map(\.reason)
+    }
+}
+
+/// Delivery results and the feedback log (§11, `GET /feedback`).
+public protocol FeedbackLog: Sendable {
+    /// Applies a batch of delivery effects in one transaction: statistics
+    /// (`delivered` / `failed`), failure counters (reset on success; + 1 on subscriber
+    /// failure, unregistering at `maxFailures` unless it is 0), dead-token
+    /// unregistrations, and a feedback entry for every non-success.
+    func record(_ records: [DeliveryRecord], maxFailures: Int, now: Int64) async throws -> RecordSummary
+
+    /// Appends entries that are not delivery results (a skipped provider).
+    func appendFeedback(_ entries: [FeedbackEntry]) async throws
+
+    /// Feedback entries with id greater than `cursor` and time at or after `since`, oldest first.
+    func feedback(after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry]
+}
+
+/// Row counts, for health checks, metrics and tests that assert an empty store.
+public struct StoreCounts: Sendable, Equatable {
+    /// Registered subscribers.
+    public var subscribers: Int
+    /// Subscriptions.
+    public var subscriptions: Int
+    /// Event rows (events and statistics of special names).
+    public var events: Int
+    /// Publish jobs not yet completed.
+    public var jobs: Int
+    /// Pending retries.
+    public var retries: Int
+
+    /// Creates counts.
+    public init(subscribers: Int, subscriptions: Int, events: Int, jobs: Int, retries: Int) {
+        self.subscribers = subscribers
+        self.subscriptions = subscriptions
+        self.events = events
+        self.jobs = jobs
+        self.retries = retries
+    }
+}
+
+/// Whether the store can be used.
+public protocol StoreHealth: Sendable {
+    /// Runs a trivial query; throws when the database cannot be used.
+    func ping() async throws
+
+    /// Row counts of every table that the API can empty.
+    func counts() async throws -> StoreCounts
+
+    /// Closes connections.
+    func close() async throws
+}

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// Conversions between the model types and SQLite rows and parameters.
+enum SQLiteCodec {
+    /// The subscriber columns in the order ``subscriber(_:at:)`` reads them.
+    static func subscriberColumns(_ table: String? = nil) -> String {
+        let prefix = table.map { $0 + "." } ?? ""
+        return ["id", "proto", "token", "lang", "badge", "version", "category", "content_available", "created", "updated", "failures"]
+            .map { prefix + $0 }
+            .joined(separator: ", ")
+    }
+
+    /// How many columns ``subscriberColumns(_:)`` lists.
+    static let subscriberColumnCount = 11
+
+    /// Reads a subscriber selected with ``subscriberColumns(_:)`` starting at column `offset`.
+    ///
+    /// By index rather than by name: this runs for every member of every audience page.
+    static func subscriber(_ row: Row, at offset: Int = 0) -> Subscriber {
+        Subscriber(
+            id: SubscriberID(rawValue: row[offset]),
+            proto: row[offset + 1],
+            token: row[offset + 2],
+            fields: SubscriberFields(
+                lang: row[offset + 3],
+                badge: row[offset + 4],
+                version: row[offset + 5],
+                category: row[offset + 6],
+                contentAvailable: row[offset + 7]
+            ),
+            created: row[offset + 8],
+            updated: row[offset + 9],
+            failures: row[offset + 10]
+        )
+    }
+
+    /// A JSON array of strings, bound as one parameter and expanded in SQL with `json_each(?)`.
+    ///
+    /// Ids arriving in URLs are arbitrary text, so they are escaped by a real encoder.
+    static func jsonArray(_ strings: some Sequence<String>) throws -> String {
+        String(decoding: try JSONEncoder().encode(Array(strings)), as: UTF8.self)
+    }
+
+    /// A JSON array of rows (arrays of strings, integers and nulls), read in SQL with
+    /// `json_extract(value, '$[n]')`.
+    static func jsonRows(_ rows: [[JSONScalar]]) throws -> String {
+        String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+    }
+
+    /// One cell of ``jsonRows(_:)``.
+    enum JSONScalar: Encodable {
+        case text(String)
+        case integer(Int64)
+        case null
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .text(let value): try container.encode(value)
+            case .integer(let value): try container.encode(value)
+            case .null: try container.encodeNil()
+            }
+        }
+
+        static func optional(_ value: String?) -> JSONScalar { value.map { .text($0) } ?? .null }
+        static func optional(_ value: Int?) -> JSONScalar { value.map { .integer(Int64($0)) } ?? .null }
+    }
+
+    /// The stored form of a notification.
+    static func encode(_ notification: HeraldCore.PublishedEvent) throws -> Data {
+        try JSONEncoder().encode(notification)
+    }
+
+    /// Reads a stored notification back.
+    static func notification(_ data: Data, table: String, id: Int64) throws -> HeraldCore.PublishedEvent {
+        do {
+            return try JSONDecoder().decode(HeraldCore.PublishedEvent.self, from: data)
+        } catch {
+            throw StoreError.corruptRow("\(table) \(id): undecodable notification: \(error)")
+        }
+    }
+
+    /// Reads a stored event name back.
+    static func eventName(_ raw: String, table: String) throws -> EventName {
+        guard let name = EventName(raw) else {
+            throw StoreError.corruptRow("\(table): invalid event name \(raw)")
+        }
+        return name
+    }
+
+    /// Whether a stored name is `broadcast` or `unicast:<id>`, whose rows follow §14.2
+    /// rather than "exists while subscribed".
+    static func isSpecial(_ raw: String) -> Bool {
+        raw == EventName.broadcast.rawValue || raw.hasPrefix("unicast:")
+    }
+}

@@ -1,0 +1,110 @@
+import GRDB
+
+/// The SQLite schema, as migrations.
+///
+/// Tables are `STRICT` so that a value of the wrong type is refused instead of
+/// silently stored, as PostgreSQL would. Text compares with SQLite's `BINARY`
+/// collation, which is the byte order the API promises for event names and ids.
+enum SQLiteSchema {
+    /// Migrations in order; a released migration is never edited, only followed by a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // `identity` is what makes two registrations the same subscriber (the token,
+            // or a Web Push endpoint whose keys may change). WITHOUT ROWID clusters rows
+            // by id, so broadcast pages and id lookups read the table directly.
+            try db.execute(sql: """
+                CREATE TABLE subscribers (
+                    id TEXT NOT NULL PRIMARY KEY,
+                    proto TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    identity TEXT NOT NULL,
+                    lang TEXT,
+                    badge TEXT,
+                    version TEXT,
+                    category TEXT,
+                    content_available TEXT,
+                    created INTEGER NOT NULL,
+                    updated INTEGER NOT NULL,
+                    failures INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (proto, identity)
+                ) STRICT, WITHOUT ROWID
+                """)
+            // Keyed by (event, subscriber_id): an event's audience is one index range
+            // in subscriber-id order, which is exactly the keyset page.
+            try db.execute(sql: """
+                CREATE TABLE subscriptions (
+                    event TEXT NOT NULL,
+                    subscriber_id TEXT NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+                    ignore_message INTEGER NOT NULL,
+                    PRIMARY KEY (event, subscriber_id)
+                ) STRICT, WITHOUT ROWID
+                """)
+            try db.execute(sql: "CREATE INDEX subscriptions_by_subscriber ON subscriptions (subscriber_id, event)")
+            // Ordinary events have a row exactly while they have a subscription; the
+            // special names `broadcast` and `unicast:<id>` have one once published to.
+            // The subscriber count is not stored: it is counted when asked, so it cannot drift.
+            try db.execute(sql: """
+                CREATE TABLE events (
+                    name TEXT NOT NULL PRIMARY KEY,
+                    created INTEGER NOT NULL,
+                    last INTEGER,
+                    total INTEGER NOT NULL DEFAULT 0,
+                    delivered INTEGER NOT NULL DEFAULT 0,
+                    failed INTEGER NOT NULL DEFAULT 0
+                ) STRICT, WITHOUT ROWID
+                """)
+            // AUTOINCREMENT so that ids never repeat: a worker that lost its lease must
+            // not be able to complete a newer job that reused the id.
+            try db.execute(sql: """
+                CREATE TABLE publish_jobs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    audience_kind TEXT NOT NULL,
+                    audience_value TEXT,
+                    notification BLOB NOT NULL,
+                    published_at INTEGER NOT NULL,
+                    cursor TEXT,
+                    lease_owner TEXT,
+                    lease_expires INTEGER
+                ) STRICT
+                """)
+            try db.execute(sql: """
+                CREATE TABLE retries (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    subscriber_id TEXT NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+                    statistics_event TEXT,
+                    notification BLOB NOT NULL,
+                    silent INTEGER NOT NULL,
+                    badge INTEGER,
+                    attempts INTEGER NOT NULL,
+                    due_at INTEGER NOT NULL,
+                    published_at INTEGER NOT NULL,
+                    last_reason TEXT,
+                    lease_owner TEXT,
+                    lease_expires INTEGER
+                ) STRICT
+                """)
+            try db.execute(sql: "CREATE INDEX retries_by_due_at ON retries (due_at)")
+            // The cascade from subscribers needs it, or each deletion scans every retry.
+            try db.execute(sql: "CREATE INDEX retries_by_subscriber ON retries (subscriber_id)")
+            // Only leased rows, a handful at any time: lets `nextRetryDue` see abandoned
+            // leases without scanning a backlog that may hold millions of retries.
+            try db.execute(sql: "CREATE INDEX retries_leased ON retries (lease_expires) WHERE lease_expires IS NOT NULL")
+            // No foreign key: the log outlives the subscribers it names.
+            try db.execute(sql: """
+                CREATE TABLE feedback (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    time INTEGER NOT NULL,
+                    subscriber_id TEXT NOT NULL,
+                    proto TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    status INTEGER,
+                    reason TEXT NOT NULL,
+                    action TEXT NOT NULL
+                ) STRICT
+                """)
+            try db.execute(sql: "CREATE INDEX feedback_by_time ON feedback (time)")
+        }
+        return migrator
+    }
+}

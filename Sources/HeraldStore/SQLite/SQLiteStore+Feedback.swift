@@ -1,0 +1,233 @@
+import GRDB
+import HeraldCore
+
+extension SQLiteStore {
+    /// Applies a page of outcomes with a fixed number of statements, whatever its size:
+    /// one statistics update per event, one `UPDATE … FROM json_each` for every failure
+    /// counter, one read of the dead tokens' `updated`, one batched feedback insert and
+    /// one cascade for everything unregistered.
+    ///
+    /// Failure counters follow the records in order, so "failed, delivered, failed" for
+    /// one subscriber leaves its counter at 1. A subscriber reaching `maxFailures` gets two
+    /// feedback entries: the failure itself (`failed`) and its unregistration
+    /// (`failures:<n>`, with the last failure's status). A dead token of a subscriber that
+    /// no longer exists is logged as `failed`: nothing was unregistered.
+    public func record(_ records: [DeliveryRecord], maxFailures: Int, now: Int64) async throws -> RecordSummary {
+        guard !records.isEmpty else { return RecordSummary() }
+        return try await pool.write { db in
+            try Self.updateStatistics(records, in: db)
+            let reachedThreshold = try Self.updateFailureCounters(records, maxFailures: maxFailures, in: db)
+
+            let deadTokenIDs = Set(records.compactMap { record -> String? in
+                if case .deadToken = record.effect { return record.subscriberID.rawValue }
+                return nil
+            })
+            var updatedByID: [String: Int64] = [:]
+            if !deadTokenIDs.isEmpty {
+                let rows = try Row.fetchAll(
+                    db.cachedStatement(sql: "SELECT id, updated FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
+                    arguments: [SQLiteCodec.jsonArray(deadTokenIDs)]
+                )
+                for row in rows {
+                    updatedByID[row[0]] = row[1]
+                }
+            }
+
+            var feedback: [FeedbackEntry] = []
+            var unregistered: [(id: SubscriberID, reason: String)] = []
+            var unregisteredIDs: Set<String> = []
+            var remainingFailures: [String: Int] = [:]
+            for record in records {
+                if case .subscriberFailure = record.effect {
+                    remainingFailures[record.subscriberID.rawValue, default: 0] += 1
+                }
+            }
+            func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
+                FeedbackEntry(time: now, subscriberID: record.subscriberID, proto: record.proto, token: record.token, status: status, reason: reason, action: action)
+            }
+            func unregister(_ id: SubscriberID, reason: String) {
+                if unregisteredIDs.insert(id.rawValue).inserted {
+                    unregistered.append((id, reason))
+                }
+            }
+            for record in records {
+                let id = record.subscriberID.rawValue
+                switch record.effect {
+                case .delivered:
+                    continue
+                case .failed(let reason, let status):
+                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                case .deadToken(let reason, let status, let invalidSince):
+                    guard let updated = updatedByID[id], !unregisteredIDs.contains(id) else {
+                        feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                        continue
+                    }
+                    // §11.2: a token reported invalid before the app registered again is still valid.
+                    if let invalidSince, updated * 1000 >= invalidSince {
+                        feedback.append(entry(record, status: status, reason: reason, action: .kept))
+                    } else {
+                        feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
+                        unregister(record.subscriberID, reason: reason)
+                    }
+                case .subscriberFailure(let reason, let status):
+                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                    remainingFailures[id, default: 0] -= 1
+                    if remainingFailures[id] == 0, let failures = reachedThreshold[id], !unregisteredIDs.contains(id) {
+                        let reason = "failures:\(failures)"
+                        feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
+                        unregister(record.subscriberID, reason: reason)
+                    }
+                }
+            }
+            try Self.insertFeedback(feedback, in: db)
+            _ = try Self.deleteSubscribers(unregistered.map(\.id.rawValue), in: db)
+            return RecordSummary(unregistered: unregistered)
+        }
+    }
+
+    /// Inserts the entries with their own ids ignored.
+    public func appendFeedback(_ entries: [FeedbackEntry]) async throws {
+        guard !entries.isEmpty else { return }
+        try await pool.write { db in
+            try Self.insertFeedback(entries, in: db)
+        }
+    }
+
+    /// Reads forward from the cursor by primary key.
+    ///
+    /// With `since`, the scan starts at the smallest id whose time qualifies, so polling
+    /// recent entries does not walk the whole log from its start. `INDEXED BY` because
+    /// SQLite's `min()` shortcut would otherwise find that id by walking the log in id order.
+    public func feedback(after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
+        guard limit > 0 else { return [] }
+        return try await pool.read { db in
+            let columns = "id, time, subscriber_id, proto, token, status, reason, action"
+            let rows: [Row]
+            if let since {
+                rows = try Row.fetchAll(
+                    db.cachedStatement(sql: """
+                        SELECT \(columns) FROM feedback
+                        WHERE id > ? AND time >= ?
+                          AND id >= coalesce((SELECT min(id) FROM feedback INDEXED BY feedback_by_time WHERE time >= ?), 9223372036854775807)
+                        ORDER BY id LIMIT ?
+                        """),
+                    arguments: [cursor ?? Int64.min, since, since, limit]
+                )
+            } else {
+                rows = try Row.fetchAll(
+                    db.cachedStatement(sql: "SELECT \(columns) FROM feedback WHERE id > ? ORDER BY id LIMIT ?"),
+                    arguments: [cursor ?? Int64.min, limit]
+                )
+            }
+            return try rows.map { row in
+                let id: Int64 = row[0]
+                let action: String = row[7]
+                guard let parsed = FeedbackEntry.Action(rawValue: action) else {
+                    throw StoreError.corruptRow("feedback \(id): unknown action \(action)")
+                }
+                return FeedbackEntry(
+                    id: id,
+                    time: row[1],
+                    subscriberID: SubscriberID(rawValue: row[2]),
+                    proto: row[3],
+                    token: row[4],
+                    status: row[5],
+                    reason: row[6],
+                    action: parsed
+                )
+            }
+        }
+    }
+
+    /// Adds each record to `delivered` or `failed` of its statistics row, one statement per
+    /// distinct event (a page has one). Rows deleted meanwhile are not recreated.
+    static func updateStatistics(_ records: [DeliveryRecord], in db: Database) throws {
+        var order: [String] = []
+        var counts: [String: (delivered: Int64, failed: Int64)] = [:]
+        for record in records {
+            guard let event = record.statisticsEvent?.rawValue else { continue }
+            if counts[event] == nil {
+                order.append(event)
+                counts[event] = (0, 0)
+            }
+            if case .delivered = record.effect {
+                counts[event]!.delivered += 1
+            } else {
+                counts[event]!.failed += 1
+            }
+        }
+        let update = try db.cachedStatement(sql: "UPDATE events SET delivered = delivered + ?, failed = failed + ? WHERE name = ?")
+        for event in order {
+            let count = counts[event]!
+            try update.execute(arguments: [count.delivered, count.failed, event])
+        }
+    }
+
+    /// Applies every counter change of the batch in one statement: a success resets the
+    /// counter, a subscriber failure adds one. Rows whose counter would stay 0 are not written.
+    /// - Returns: the counters of the subscribers that reached `maxFailures` (none when it is 0).
+    static func updateFailureCounters(_ records: [DeliveryRecord], maxFailures: Int, in db: Database) throws -> [String: Int] {
+        var order: [String] = []
+        var changes: [String: (reset: Bool, added: Int)] = [:]
+        for record in records {
+            let id = record.subscriberID.rawValue
+            switch record.effect {
+            case .delivered:
+                if changes[id] == nil { order.append(id) }
+                changes[id] = (true, 0)
+            case .subscriberFailure:
+                if changes[id] == nil { order.append(id) }
+                changes[id, default: (false, 0)].added += 1
+            case .deadToken, .failed:
+                continue
+            }
+        }
+        guard !order.isEmpty else { return [:] }
+        let rows = try order.map { id -> [SQLiteCodec.JSONScalar] in
+            guard let change = changes[id] else { throw StoreError.corruptRow("lost counter change") }
+            return [.text(id), .integer(change.reset ? 1 : 0), .integer(Int64(change.added))]
+        }
+        let updated = try Row.fetchAll(
+            db.cachedStatement(sql: """
+                UPDATE subscribers
+                SET failures = CASE WHEN change.reset THEN change.added ELSE subscribers.failures + change.added END
+                FROM (
+                    SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS reset, json_extract(value, '$[2]') AS added
+                    FROM json_each(?)
+                ) AS change
+                WHERE subscribers.id = change.id AND (change.added > 0 OR subscribers.failures <> 0)
+                RETURNING id, failures
+                """),
+            arguments: [SQLiteCodec.jsonRows(rows)]
+        )
+        guard maxFailures > 0 else { return [:] }
+        var reached: [String: Int] = [:]
+        for row in updated {
+            let id: String = row[0]
+            let failures: Int = row[1]
+            if let change = changes[id], change.added > 0, failures >= maxFailures {
+                reached[id] = failures
+            }
+        }
+        return reached
+    }
+
+    /// Inserts feedback entries with one statement.
+    static func insertFeedback(_ entries: [FeedbackEntry], in db: Database) throws {
+        guard !entries.isEmpty else { return }
+        let rows: [[SQLiteCodec.JSONScalar]] = entries.map { entry in
+            [
+                .integer(entry.time), .text(entry.subscriberID.rawValue), .text(entry.proto), .text(entry.token),
+                .optional(entry.status), .text(entry.reason), .text(entry.action.rawValue),
+            ]
+        }
+        try db.cachedStatement(sql: """
+            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action)
+            SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
+                   json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]')
+            FROM json_each(?)
+            ORDER BY key
+            """)
+            .execute(arguments: [SQLiteCodec.jsonRows(rows)])
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+extension SQLiteStore {
+    /// Checks the audience with `EXISTS` (never counting it), then stores the job and
+    /// bumps the statistics in the same transaction (§6.1).
+    ///
+    /// Statistics rows of special names are created here, on their first publish (§14.2).
+    public func enqueue(_ audience: PublishAudience, notification: HeraldCore.PublishedEvent, now: Int64) async throws -> EnqueueResult {
+        let encoded = try SQLiteCodec.encode(notification)
+        return try await pool.write { db in
+            let kind: String
+            let value: String?
+            switch audience {
+            case .subscribers(let event):
+                guard try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE event = ?)"),
+                    arguments: [event.rawValue]
+                ) == true else { return .noAudience }
+                (kind, value) = ("subscribers", event.rawValue)
+            case .broadcast:
+                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscribers)")) == true else {
+                    return .noAudience
+                }
+                (kind, value) = ("broadcast", nil)
+            case .unicast(let id):
+                guard try Self.subscriberExists(id.rawValue, in: db) else { return .unknownSubscriber }
+                (kind, value) = ("unicast", id.rawValue)
+            case .test(let id):
+                guard try Self.subscriberExists(id.rawValue, in: db) else { return .unknownSubscriber }
+                (kind, value) = ("test", id.rawValue)
+            }
+            if let statistics = audience.statisticsEvent {
+                try db.cachedStatement(sql: """
+                    INSERT INTO events (name, created, last, total) VALUES (?, ?, ?, 1)
+                    ON CONFLICT (name) DO UPDATE SET total = total + 1, last = excluded.last
+                    """)
+                    .execute(arguments: [statistics.rawValue, now, now])
+            }
+            try db.cachedStatement(sql: """
+                INSERT INTO publish_jobs (audience_kind, audience_value, notification, published_at)
+                VALUES (?, ?, ?, ?)
+                """)
+                .execute(arguments: [kind, value, encoded, now])
+            return .queued(jobID: db.lastInsertedRowID)
+        }
+    }
+
+    /// Leases the oldest free jobs with one `UPDATE … RETURNING`; SQLite's single writer
+    /// makes the selection and the lease one atomic step.
+    public func claimJobs(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [PublishJob] {
+        guard limit > 0 else { return [] }
+        return try await pool.write { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    UPDATE publish_jobs SET lease_owner = ?, lease_expires = ?
+                    WHERE id IN (
+                        SELECT id FROM publish_jobs
+                        WHERE lease_expires IS NULL OR lease_expires < ?
+                        ORDER BY id LIMIT ?
+                    )
+                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor
+                    """),
+                arguments: [lease.owner, lease.expiresAt, nowMillis, limit]
+            )
+            return try rows.map(Self.job).sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Reads one keyset page: an index range of the event's subscriptions joined to their
+    /// subscribers, or a range of the subscribers table for broadcast.
+    public func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember] {
+        guard limit > 0 else { return [] }
+        return try await pool.read { db in
+            let columns = SQLiteCodec.subscriberColumns("s")
+            // Two statement shapes rather than `? IS NULL OR id > ?`, which would defeat the index.
+            var after: StatementArguments = []
+            if let cursor { after += [cursor.rawValue] }
+            switch job.audience {
+            case .subscribers(let event):
+                // CROSS JOIN fixes the join order: walk the subscription range, look each subscriber up.
+                let sql = """
+                    SELECT \(columns), sub.ignore_message
+                    FROM subscriptions AS sub CROSS JOIN subscribers AS s ON s.id = sub.subscriber_id
+                    WHERE sub.event = ?\(cursor == nil ? "" : " AND sub.subscriber_id > ?")
+                    ORDER BY sub.subscriber_id LIMIT ?
+                    """
+                let rows = try Row.fetchAll(
+                    db.cachedStatement(sql: sql),
+                    arguments: [event.rawValue] + after + [limit]
+                )
+                return rows.map { row in
+                    AudienceMember(subscriber: SQLiteCodec.subscriber(row), silent: row[SQLiteCodec.subscriberColumnCount])
+                }
+            case .broadcast:
+                let sql = """
+                    SELECT \(columns) FROM subscribers AS s
+                    \(cursor == nil ? "" : "WHERE s.id > ?")
+                    ORDER BY s.id LIMIT ?
+                    """
+                let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: after + [limit])
+                return rows.map { AudienceMember(subscriber: SQLiteCodec.subscriber($0), silent: false) }
+            case .unicast(let id), .test(let id):
+                if let cursor, !(cursor < id) { return [] }
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(columns) FROM subscribers AS s WHERE s.id = ?"),
+                    arguments: [id.rawValue]
+                )
+                return row.map { [AudienceMember(subscriber: SQLiteCodec.subscriber($0), silent: false)] } ?? []
+            }
+        }
+    }
+
+    /// Moves the cursor and renews the lease, only while the caller still owns the job.
+    public func checkpoint(jobID: Int64, cursor: SubscriberID, lease: Lease) async throws -> Bool {
+        try await pool.write { db in
+            try db.cachedStatement(sql: "UPDATE publish_jobs SET cursor = ?, lease_expires = ? WHERE id = ? AND lease_owner = ?")
+                .execute(arguments: [cursor.rawValue, lease.expiresAt, jobID, lease.owner])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Deletes the job only if `owner` still holds it: a worker that lost its lease must not
+    /// remove a job another worker is still fanning out.
+    public func completeJob(jobID: Int64, owner: String) async throws {
+        try await pool.write { db in
+            try db.cachedStatement(sql: "DELETE FROM publish_jobs WHERE id = ? AND lease_owner = ?")
+                .execute(arguments: [jobID, owner])
+        }
+    }
+
+    /// Counts both queues in one read snapshot.
+    public func backlog() async throws -> Backlog {
+        try await pool.read { db in
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT (SELECT count(*) FROM publish_jobs), (SELECT count(*) FROM retries)")
+            )
+            return Backlog(jobs: row?[0] ?? 0, retries: row?[1] ?? 0)
+        }
+    }
+
+    /// Reads a job row selected as `id, audience_kind, audience_value, notification, published_at, cursor`.
+    static func job(_ row: Row) throws -> PublishJob {
+        let id: Int64 = row[0]
+        let kind: String = row[1]
+        let value: String? = row[2]
+        let audience: PublishAudience
+        switch (kind, value) {
+        case ("subscribers", let name?):
+            audience = .subscribers(try SQLiteCodec.eventName(name, table: "publish_jobs"))
+        case ("broadcast", _):
+            audience = .broadcast
+        case ("unicast", let id?):
+            audience = .unicast(SubscriberID(rawValue: id))
+        case ("test", let id?):
+            audience = .test(SubscriberID(rawValue: id))
+        default:
+            throw StoreError.corruptRow("publish_jobs \(id): unknown audience \(kind)")
+        }
+        let cursor: String? = row[5]
+        return PublishJob(
+            id: id,
+            audience: audience,
+            notification: try SQLiteCodec.notification(row[3], table: "publish_jobs", id: id),
+            publishedAt: row[4],
+            cursor: cursor.map(SubscriberID.init(rawValue:))
+        )
+    }
+}

@@ -1,0 +1,123 @@
+import GRDB
+import HeraldCore
+
+extension SQLiteStore {
+    /// Refreshes the subscriber with the registration's `(proto, identity)` in one
+    /// `UPDATE … RETURNING` (the common case: every app launch), else inserts a new one,
+    /// drawing another id on the rare collision.
+    public func register(_ registration: SubscriberRegistration, now: Int64) async throws -> (subscriber: Subscriber, created: Bool) {
+        let makeID = self.makeID
+        return try await pool.write { db in
+            let fields = registration.fields
+            let refreshed = try Row.fetchOne(
+                db.cachedStatement(sql: """
+                    UPDATE subscribers SET
+                        token = ?,
+                        lang = coalesce(?, lang),
+                        badge = coalesce(?, badge),
+                        version = coalesce(?, version),
+                        category = coalesce(?, category),
+                        content_available = coalesce(?, content_available),
+                        updated = ?,
+                        failures = 0
+                    WHERE proto = ? AND identity = ?
+                    RETURNING \(SQLiteCodec.subscriberColumns())
+                    """),
+                arguments: [
+                    registration.token, fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable,
+                    now, registration.proto, registration.identity,
+                ]
+            )
+            if let refreshed {
+                return (SQLiteCodec.subscriber(refreshed), false)
+            }
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO subscribers (id, proto, token, identity, lang, badge, version, category, content_available, created, updated, failures)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                ON CONFLICT (id) DO NOTHING
+                """)
+            for _ in 0..<Self.idDraws {
+                let id = makeID()
+                try insert.execute(arguments: [
+                    id.rawValue, registration.proto, registration.token, registration.identity,
+                    fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable, now, now,
+                ])
+                if db.changesCount > 0 {
+                    let subscriber = Subscriber(id: id, proto: registration.proto, token: registration.token, fields: fields, created: now, updated: now)
+                    return (subscriber, true)
+                }
+            }
+            throw StoreError.idExhausted
+        }
+    }
+
+    /// Reads one subscriber by primary key.
+    public func subscriber(_ id: SubscriberID) async throws -> Subscriber? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(SQLiteCodec.subscriberColumns()) FROM subscribers WHERE id = ?"),
+                arguments: [id.rawValue]
+            ).map { SQLiteCodec.subscriber($0) }
+        }
+    }
+
+    /// Merges the given fields in SQL (`coalesce`), so a ping is one statement with no read.
+    public func updateSubscriber(_ id: SubscriberID, fields: SubscriberFields, now: Int64) async throws -> Bool {
+        try await pool.write { db in
+            try db.cachedStatement(sql: """
+                UPDATE subscribers SET
+                    lang = coalesce(?, lang),
+                    badge = coalesce(?, badge),
+                    version = coalesce(?, version),
+                    category = coalesce(?, category),
+                    content_available = coalesce(?, content_available),
+                    updated = ?,
+                    failures = 0
+                WHERE id = ?
+                """)
+                .execute(arguments: [fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable, now, id.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Deletes the subscriber with the full §4.5 cascade.
+    public func deleteSubscriber(_ id: SubscriberID) async throws -> Bool {
+        try await pool.write { db in
+            try !Self.deleteSubscribers([id.rawValue], in: db).isEmpty
+        }
+    }
+
+    /// Reads the old badges and writes the new ones with two statements for the whole
+    /// batch, using ``BadgeLogic/incrementedStoredBadge(_:)`` so the rule lives in one
+    /// place. An id listed twice is incremented once.
+    public func incrementBadges(of ids: [SubscriberID]) async throws -> [SubscriberID: String?] {
+        guard !ids.isEmpty else { return [:] }
+        return try await pool.write { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
+                arguments: [SQLiteCodec.jsonArray(ids.lazy.map(\.rawValue))]
+            )
+            guard !rows.isEmpty else { return [:] }
+            var before: [SubscriberID: String?] = [:]
+            before.reserveCapacity(rows.count)
+            var updates: [[SQLiteCodec.JSONScalar]] = []
+            updates.reserveCapacity(rows.count)
+            for row in rows {
+                let id: String = row[0]
+                let badge: String? = row[1]
+                before[SubscriberID(rawValue: id)] = .some(badge)
+                updates.append([.text(id), .text(BadgeLogic.incrementedStoredBadge(badge))])
+            }
+            try db.cachedStatement(sql: """
+                UPDATE subscribers SET badge = new.badge
+                FROM (
+                    SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge
+                    FROM json_each(?)
+                ) AS new
+                WHERE subscribers.id = new.id
+                """)
+                .execute(arguments: [SQLiteCodec.jsonRows(updates)])
+            return before
+        }
+    }
+}

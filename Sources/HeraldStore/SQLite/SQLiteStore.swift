@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// ``HeraldStore`` on one SQLite database file in WAL mode (GRDB `DatabasePool`).
+///
+/// SQLite runs one writer at a time, so each method that must be atomic is a single
+/// write transaction and claims need no row locks: a claim is one conditional
+/// `UPDATE … RETURNING`. Reads (API lookups, audience pages, statistics) run on
+/// reader connections beside the writer. Another process opening the same file
+/// waits for the write lock (busy timeout) instead of failing.
+///
+/// Batches (badge increments, delivery records, cascades) pass their ids as one JSON
+/// array bound to `json_each(?)`, so a page of 500 subscribers costs a few cached
+/// statements rather than one statement per subscriber.
+public final class SQLiteStore: HeraldStore {
+    /// How many fresh ids a registration draws before giving up (§3.1).
+    static let idDraws = 10
+
+    /// The oldest SQLite with everything the schema and queries use
+    /// (`RETURNING` 3.35, `UPDATE … FROM` 3.33, `STRICT` tables 3.37).
+    static let minimumSQLiteVersion = 3_037_000
+
+    let pool: DatabasePool
+    let makeID: @Sendable () -> SubscriberID
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public convenience init(path: String) throws {
+        try self.init(path: path, makeID: SubscriberID.random)
+    }
+
+    /// Opens the database with a custom id generator, so tests can force id collisions.
+    init(path: String, makeID: @escaping @Sendable () -> SubscriberID) throws {
+        var configuration = Configuration()
+        // Writers from other processes (a second `herald` on the same file, `herald import`)
+        // wait this long for the lock rather than failing at once.
+        configuration.busyMode = .timeout(30)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "HeraldStore"
+        pool = try DatabasePool(path: path, configuration: configuration)
+        self.makeID = makeID
+        do {
+            let version = try pool.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? ""
+            guard Self.versionNumber(version) >= Self.minimumSQLiteVersion else {
+                throw StoreError.unsupportedDatabase("SQLite \(version) is older than 3.37")
+            }
+            try SQLiteSchema.migrator.migrate(pool)
+        } catch {
+            try? pool.close()
+            throw error
+        }
+    }
+
+    /// `"3.40.1"` → `3_040_001`, the form of `SQLITE_VERSION_NUMBER`.
+    static func versionNumber(_ version: String) -> Int {
+        let parts = version.split(separator: ".").map { Int($0) ?? 0 } + [0, 0, 0]
+        return parts[0] * 1_000_000 + parts[1] * 1_000 + parts[2]
+    }
+
+    /// Closes every connection; the store cannot be used afterwards.
+    ///
+    /// Synchronous so that it can also run from `deinit`-like shutdown paths; it satisfies
+    /// the protocol's `async` requirement as well.
+    public func close() throws {
+        try pool.close()
+    }
+}

@@ -1,0 +1,58 @@
+/// A failure of the store itself, as opposed to an answer such as "no such subscriber".
+///
+/// The cases are private so that new ones can be added without breaking callers;
+/// compare with the static members (`error == .idExhausted`).
+public struct StoreError: Error, Hashable, CustomStringConvertible {
+    private enum Code: Hashable {
+        case idExhausted
+        case corruptRow
+        case unsupportedDatabase
+    }
+
+    private let code: Code
+    /// Details for logs; not part of equality.
+    public let detail: String
+
+    private init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// Every freshly drawn subscriber id was taken (§3.1: at most 10 draws, then 500).
+    public static let idExhausted = StoreError(.idExhausted, "no free subscriber id after 10 draws")
+
+    /// A stored row cannot be read back (an unknown enum value, undecodable JSON, ...).
+    public static let corruptRow = StoreError(.corruptRow, "corrupt row")
+
+    /// A stored row cannot be read back; `detail` says which and why.
+    public static func corruptRow(_ detail: String) -> StoreError {
+        StoreError(.corruptRow, detail)
+    }
+
+    /// The database engine lacks a feature the store needs (for example an SQLite that is too old).
+    public static let unsupportedDatabase = StoreError(.unsupportedDatabase, "unsupported database")
+
+    /// The database engine lacks a feature the store needs; `detail` says which.
+    public static func unsupportedDatabase(_ detail: String) -> StoreError {
+        StoreError(.unsupportedDatabase, detail)
+    }
+
+    /// Equal when the kind of failure is the same, whatever the details.
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    /// Hashes the kind of failure only, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+    }
+
+    /// The kind of failure and its details.
+    public var description: String {
+        switch code {
+        case .idExhausted: "StoreError.idExhausted: \(detail)"
+        case .corruptRow: "StoreError.corruptRow: \(detail)"
+        case .unsupportedDatabase: "StoreError.unsupportedDatabase: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// The `herald` binary run as a child process, as an operator runs it.
+public final class HeraldProcess: @unchecked Sendable {
+    // @unchecked: `process` is only touched by the test that owns this object, one call at a time.
+    private let process: Process
+    /// The file collecting the child's standard error.
+    public let stderrFile: String
+    /// The HTTP port it was told to use.
+    public let port: Int
+
+    private init(process: Process, stderrFile: String, port: Int) {
+        self.process = process
+        self.stderrFile = stderrFile
+        self.port = port
+    }
+
+    /// The built `herald` executable, next to the test bundle.
+    public static var executable: String {
+        let besideRunner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald").path
+        if FileManager.default.isExecutableFile(atPath: besideRunner) { return besideRunner }
+        return FileManager.default.currentDirectoryPath + "/.build/debug/herald"
+    }
+
+    /// Runs `herald` with `arguments` to completion; returns its exit status and standard error.
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Starts `herald serve` with `arguments` on `port` and waits until `GET /status` answers 204.
+    public static func start(_ arguments: [String], port: Int, directory: String, environment: [String: String] = [:]) async throws -> HeraldProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--port", "\(port)"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let stderrFile = (directory as NSString).appendingPathComponent("herald-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: stderrFile, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let child = HeraldProcess(process: process, stderrFile: stderrFile, port: port)
+        try await eventually(limit: .seconds(60)) {
+            guard process.isRunning else { throw ProcessExited(log: child.log) }
+            return (try? await child.status()) == 204
+        }
+        return child
+    }
+
+    /// What the child wrote to standard error so far.
+    public var log: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
+
+    /// `GET /status`'s status code.
+    public func status() async throws -> Int {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/status"), timeout: .seconds(5))
+        return Int(response.status.code)
+    }
+
+    /// Sends a signal (`SIGKILL` for a crash, `SIGTERM` for a graceful stop).
+    public func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the child to exit and returns its status.
+    public func waitForExit() async -> Int32 {
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        return process.terminationStatus
+    }
+
+    /// A free TCP port on loopback (bound, then released).
+    public static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw ProcessExited(log: "cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// The child exited before it was ready.
+public struct ProcessExited: Error, CustomStringConvertible {
+    /// Its standard error.
+    public var log: String
+
+    /// Creates the error with the child's output.
+    public init(log: String) {
+        self.log = log
+    }
+    public var description: String { "herald exited early:\n\(log)" }
+}

@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldConfiguration
+import HeraldServer
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+/// A Herald server running in this process on free loopback ports, with its own temporary
+/// SQLite database, driven through real sockets.
+public final class TestHerald: Sendable {
+    /// The HTTP port.
+    public let port: Int
+    /// The UDP port, when `server.udp` is configured.
+    public let udpPort: Int?
+    /// The temporary directory holding the database and configuration.
+    public let directory: String
+    /// The running application (its store can be inspected by tests).
+    public let application: HeraldApplication
+    private let group: ServiceGroup
+    private let finished: Task<Void, any Error>
+
+    private init(port: Int, udpPort: Int?, directory: String, application: HeraldApplication, group: ServiceGroup, finished: Task<Void, any Error>) {
+        self.port = port
+        self.udpPort = udpPort
+        self.directory = directory
+        self.application = application
+        self.group = group
+        self.finished = finished
+    }
+
+    /// Starts a server from a YAML configuration. The database defaults to a file in a fresh
+    /// temporary directory; `server.http.port` and `server.udp.port` are replaced by free ports.
+    public static func start(yaml: String = "", directory: String? = nil, logLevel: Logger.Level = .warning) async throws -> TestHerald {
+        let directory = directory ?? TestHerald.makeTemporaryDirectory()
+        let configFile = (directory as NSString).appendingPathComponent("herald.yml")
+        try yaml.write(toFile: configFile, atomically: true, encoding: .utf8)
+        var configuration = try ConfigurationLoader(kinds: HeraldApplication.standardKinds).load(
+            file: configFile, environment: [:],
+            overrides: ConfigurationOverrides(port: nil, database: yaml.contains("database:") ? nil : "sqlite:\(directory)/herald.db", logLevel: nil)
+        ).configuration
+        configuration.server.http.host = "127.0.0.1"
+        configuration.server.http.port = 0
+        if configuration.server.udp != nil {
+            configuration.server.udp?.host = "127.0.0.1"
+            configuration.server.udp?.port = 0
+        }
+        var logger = Logger(label: "herald-test")
+        logger.logLevel = logLevel
+
+        let (httpPorts, httpContinuation) = AsyncStream<Int>.makeStream()
+        let (udpPorts, udpContinuation) = AsyncStream<Int>.makeStream()
+        var bound = HeraldApplication.BoundAddresses()
+        bound.http = { httpContinuation.yield($0) }
+        bound.udp = { udpContinuation.yield($0) }
+        let application = try HeraldApplication(configuration: configuration, logger: logger, bound: bound)
+        let group = ServiceGroup(configuration: .init(services: application.services.map { .init(service: $0) }, logger: logger))
+        let finished = Task { try await application.runAndClose { try await group.run() } }
+        var port = 0
+        for await value in httpPorts {
+            port = value
+            break
+        }
+        var udpPort: Int?
+        if configuration.server.udp != nil {
+            for await value in udpPorts {
+                udpPort = value
+                break
+            }
+        }
+        return TestHerald(port: port, udpPort: udpPort, directory: directory, application: application, group: group, finished: finished)
+    }
+
+    /// A new empty temporary directory.
+    public static func makeTemporaryDirectory() -> String {
+        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("herald-test-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The base URL.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends a request and reads the whole answer.
+    public func request(
+        _ method: HTTPMethod, _ path: String, form: String? = nil, json: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: form))
+        } else if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 24)
+        return TestResponse(status: Int(response.status.code), headers: response.headers, body: String(buffer: body))
+    }
+
+    /// Stops the server gracefully and waits until it has released everything.
+    public func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await finished.value
+    }
+}
+
+/// A whole HTTP answer.
+public struct TestResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The headers.
+    public var headers: HTTPHeaders
+    /// The body as text.
+    public var body: String
+
+    /// The first value of a header.
+    public func header(_ name: String) -> String? { headers.first(name: name) }
+}

@@ -1,0 +1,33 @@
+import AsyncHTTPClient
+import HeraldCore
+import NIOCore
+import NIOSSL
+
+/// The `http` provider kind: each subscriber's token is a URL that receives a JSON POST per notification.
+public struct WebhookKind: ProviderKind {
+    /// Creates the kind.
+    public init() {}
+
+    public var name: String { "http" }
+
+    /// `connect_timeout` (seconds, default 10), `timeout` (seconds for the whole request, default 30),
+    /// `max_concurrent` (deliveries in flight, default 256), `max_connections_per_host` (default 64).
+    public var optionKeys: Set<String> { ["connect_timeout", "timeout", "max_concurrent", "max_connections_per_host"] }
+
+    public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) throws -> any PushProvider {
+        var settings = WebhookProvider.Settings()
+        if let seconds = try options.seconds("connect_timeout") { settings.connectTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if let seconds = try options.seconds("timeout") { settings.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if let limit = try options.int("max_concurrent", in: 1...100_000) { settings.maxConcurrentDeliveries = limit }
+        if let limit = try options.int("max_connections_per_host", in: 1...10_000) { settings.maxConnectionsPerHost = limit }
+        var roots = environment.extraTrustRootFiles
+        if let caFile = try options.string("ca_file") { roots.append(caFile) }
+        let tls: TLSConfiguration
+        do {
+            tls = try OutboundTLS.clientConfiguration(extraRootFiles: roots)
+        } catch {
+            throw ConfigurationError(key: options.keyPath("ca_file"), "cannot read trust roots: \(error)")
+        }
+        return WebhookProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
+    }
+}

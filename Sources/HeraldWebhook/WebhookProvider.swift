@@ -1,0 +1,133 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// A provider of kind `http`: POSTs the event JSON (§10.3) to each subscriber's URL.
+public struct WebhookProvider: PushProvider {
+    /// Timeouts and limits of a webhook provider.
+    public struct Settings: Sendable {
+        /// Time allowed to establish a connection. Default 10 s.
+        public var connectTimeout: Duration = .seconds(10)
+        /// Time allowed for the whole request, response included. Default 30 s.
+        public var requestTimeout: Duration = .seconds(30)
+        /// Deliveries in flight at once. Default 256.
+        public var maxConcurrentDeliveries = 256
+        /// HTTP/1.1 connections kept per host; many subscribers often share one host. Default 64.
+        public var maxConnectionsPerHost = 64
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The rendered body, shared by every subscriber of one variant.
+    public typealias Message = ByteBuffer
+
+    public let name: String
+    public var kind: String { "http" }
+    public var maxConcurrentDeliveries: Int { settings.maxConcurrentDeliveries }
+    /// A webhook that stays unreachable is the subscriber's problem (§11.1).
+    public var exhaustedRetriesCountAgainstSubscriber: Bool { true }
+
+    private let settings: Settings
+    private let client: HTTPClient
+    private let logger: Logger
+
+    /// Creates a provider with its own HTTP client.
+    public init(name: String, settings: Settings = Settings(), tls: TLSConfiguration, logger: Logger) {
+        self.name = name
+        self.settings = settings
+        self.logger = logger
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .init(settings.connectTimeout)),
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
+        )
+        configuration.httpVersion = .automatic
+        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
+        guard let token = input.token?.scalarText, Self.isWebhookURL(token) else { return nil }
+        return NormalizedToken(token: token)
+    }
+
+    /// Whether `text` is an absolute `http` or `https` URL with a host.
+    static func isWebhookURL(_ text: String) -> Bool {
+        guard text.utf8.count <= 4096, let components = URLComponents(string: text),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else { return false }
+        return true
+    }
+
+    public func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant {
+        // Every language goes in the body, so only silence changes what is sent.
+        MessageVariant(silent: silent)
+    }
+
+    public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<ByteBuffer> {
+        .send(ByteBuffer(string: notification.eventJSON(includeText: !variant.silent)))
+    }
+
+    public func send(_ message: ByteBuffer, to target: DeliveryTarget) async -> DeliveryOutcome {
+        var request = HTTPClientRequest(url: target.token)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "Herald/\(HeraldVersion.current)")
+        request.body = .bytes(message)
+        do {
+            let response = try await client.execute(request, timeout: .init(settings.requestTimeout))
+            // The body is not used, but it must be drained so the connection can be reused.
+            for try await _ in response.body {}
+            return Self.outcome(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"))
+        } catch {
+            return DeliveryOutcome(.transient, reason: Self.describe(error))
+        }
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// The webhook answer table (§11.2): 2xx delivered; 408, 429, 5xx transient; anything else a subscriber failure.
+    static func outcome(status: Int, retryAfter: String?) -> DeliveryOutcome {
+        switch status {
+        case 200..<300:
+            return .delivered
+        case 408, 429, 500..<600:
+            return DeliveryOutcome(.transient, reason: "HTTP \(status)", status: status, retryAfter: RetryAfter.parse(retryAfter))
+        default:
+            return DeliveryOutcome(.subscriberFailure, reason: "HTTP \(status)", status: status)
+        }
+    }
+
+    /// A short reason for a transport error, without the URL (which may carry secrets).
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout:
+            return "timeout"
+        case let error as HTTPClientError where error == .remoteConnectionClosed:
+            return "connection closed"
+        case is NIOSSLError, is BoringSSLError:
+            return "TLS error"
+        default:
+            let text = String(describing: error)
+            if text.contains("refused") || text.contains("ECONNREFUSED") { return "connection refused" }
+            if text.contains("reset") { return "connection reset" }
+            return text.count > 120 ? String(text.prefix(120)) : text
+        }
+    }
+}
+
+extension TimeAmount {
+    /// The same span as a NIO time amount.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

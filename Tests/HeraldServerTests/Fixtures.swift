@@ -1,0 +1,55 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// Helpers shared by the acceptance tests.
+enum Fixtures {
+    /// Registers an `http` subscriber whose URL is `url`; returns its id.
+    static func register(_ herald: TestHerald, url: String, extra: String = "") async throws -> String {
+        let response = try await herald.request(.POST, "/subscribers", form: "proto=http&token=\(formEncoded(url))\(extra)")
+        #expect(response.status == 201 || response.status == 200, "\(response.body)")
+        let object = try json(response.body) as? [String: Any]
+        return try #require(object?["id"] as? String)
+    }
+
+    /// Parses a JSON text (fragments allowed).
+    static func json(_ text: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    }
+
+    /// Form-encodes a value.
+    static func formEncoded(_ text: String) -> String {
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._*")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// Starts a server, runs `body`, and stops the server whatever happens.
+func withHerald<T>(yaml: String = "", _ body: (TestHerald) async throws -> T) async throws -> T {
+    let herald = try await TestHerald.start(yaml: yaml)
+    do {
+        let result = try await body(herald)
+        try await herald.stop()
+        return result
+    } catch {
+        try? await herald.stop()
+        throw error
+    }
+}
+
+/// Starts a webhook receiver, runs `body`, and stops it.
+func withReceiver<T>(
+    tls: TestCertificateAuthority? = nil,
+    behaviour: @escaping WebhookReceiver.Behaviour = { _ in .ok },
+    _ body: (WebhookReceiver) async throws -> T
+) async throws -> T {
+    let receiver = try await WebhookReceiver.start(tls: try tls?.serverTLSConfiguration(), behaviour: behaviour)
+    do {
+        let result = try await body(receiver)
+        await receiver.stop()
+        return result
+    } catch {
+        await receiver.stop()
+        throw error
+    }
+}

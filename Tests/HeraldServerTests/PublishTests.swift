@@ -1,0 +1,200 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// Publishing, statistics and webhook delivery: acceptance sequences 12, 13, 15–18, 20, 26, 27 of §16.
+@Suite struct PublishTests {
+    @Test func statisticsFollowPublishes() async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                #expect(try await herald.request(.POST, "/event/e1", form: "msg=test").status == 204)
+                #expect(try await herald.request(.GET, "/event/e1").body == "null", "no subscribers: nothing stored")
+
+                let id = try await Fixtures.register(herald, url: receiver.url("/e1"))
+                #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/e1").status == 201)
+                let before = try #require(try Fixtures.json(try await herald.request(.GET, "/event/e1").body) as? [String: Any])
+                #expect(before["total"] as? Int == 0)
+                #expect(before["subscribers"] as? Int == 1)
+                #expect(before["last"] == nil)
+
+                #expect(try await herald.request(.POST, "/event/e1", form: "msg=test").status == 204)
+                let after = try #require(try Fixtures.json(try await herald.request(.GET, "/event/e1").body) as? [String: Any])
+                #expect(after["total"] as? Int == 1)
+                #expect(after["last"] is Int)
+                #expect(try await herald.request(.POST, "/event/e1", form: "msg=test").status == 204)
+                try await receiver.waitFor(count: 2)
+                try await eventually {
+                    let stats = try Fixtures.json(try await herald.request(.GET, "/event/e1").body) as? [String: Any]
+                    return stats?["delivered"] as? Int == 2
+                }
+                let final = try #require(try Fixtures.json(try await herald.request(.GET, "/event/e1").body) as? [String: Any])
+                #expect(final["total"] as? Int == 2)
+                #expect(final["failed"] as? Int == 0)
+
+                #expect(try await herald.request(.DELETE, "/event/e1").status == 204)
+                #expect(try await herald.request(.GET, "/subscriber/\(id)/subscriptions").body == "{}")
+                #expect(try await herald.request(.DELETE, "/event/e1").status == 404)
+                #expect(try await herald.request(.DELETE, "/subscriber/\(id)").status == 204)
+                try await eventually { try await herald.application.store.counts().jobs == 0 }
+                #expect(try await herald.application.store.counts() == .init(subscribers: 0, subscriptions: 0, events: 0, jobs: 0, retries: 0))
+            }
+        }
+    }
+
+    @Test func webhookBodyIsTheCompiledEvent() async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                let loud = try await Fixtures.register(herald, url: receiver.url("/loud"))
+                let quiet = try await Fixtures.register(herald, url: receiver.url("/quiet"))
+                #expect(try await herald.request(.POST, "/subscriber/\(loud)/subscriptions/sport").status == 201)
+                #expect(try await herald.request(.POST, "/subscriber/\(quiet)/subscriptions/sport", form: "ignore_message=1").status == 201)
+                let publish = try await herald.request(
+                    .POST, "/event/sport", form: "title=T&title.fr=TF&msg=hello+%24%7Bvar.name%7D&var.name=Bob&data.x=1")
+                #expect(publish.status == 204)
+                let requests = try await receiver.waitFor(count: 2)
+                let byPath = Dictionary(uniqueKeysWithValues: requests.map { ($0.path, $0) })
+                #expect(byPath["/loud"]?.body == #"{"event":"sport","title":{"default":"T","fr":"TF"},"message":{"default":"hello Bob"},"data":{"x":"1"}}"#)
+                #expect(byPath["/quiet"]?.body == #"{"event":"sport","data":{"x":"1"}}"#)
+                #expect(byPath["/loud"]?.headers[.contentType] == "application/json")
+                #expect(byPath["/loud"]?.headers[.userAgent]?.hasPrefix("Herald/") == true)
+            }
+        }
+    }
+
+    @Test func httpsWebhooksTrustTheConfiguredCA() async throws {
+        let directory = TestHerald.makeTemporaryDirectory()
+        let ca = try TestCertificateAuthority(directory: directory)
+        try await withHerald(yaml: "outbound:\n  ca_file: \(ca.caFile)\n") { herald in
+            try await withReceiver(tls: ca) { receiver in
+                let id = try await Fixtures.register(herald, url: receiver.url("/secure"))
+                #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/sport").status == 201)
+                #expect(try await herald.request(.POST, "/event/sport", form: "msg=hi&data.x=1").status == 204)
+                let requests = try await receiver.waitFor(count: 1)
+                #expect(requests.first?.body == #"{"event":"sport","title":{},"message":{"default":"hi"},"data":{"x":"1"}}"#)
+            }
+        }
+    }
+
+    @Test func broadcastReachesEverySubscriberOnce() async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                var ids: [String] = []
+                for index in 0..<410 {
+                    ids.append(try await Fixtures.register(herald, url: receiver.url("/b/\(index)")))
+                }
+                // A subscription must not make anyone receive a broadcast twice.
+                #expect(try await herald.request(.POST, "/subscriber/\(ids[0])/subscriptions/other").status == 201)
+                #expect(try await herald.request(.GET, "/event/broadcast").body == "null")
+                #expect(try await herald.request(.POST, "/event/broadcast", form: "msg=hi").status == 204)
+                let requests = try await receiver.waitFor(count: 410)
+                #expect(Set(requests.map(\.path)).count == 410)
+                let stats = try #require(try Fixtures.json(try await herald.request(.GET, "/event/broadcast").body) as? [String: Any])
+                #expect(stats["total"] as? Int == 1)
+                #expect(stats["subscribers"] as? Int == 410)
+                try await eventually { try await herald.application.store.counts().jobs == 0 }
+                #expect(receiver.count == 410)
+            }
+        }
+    }
+
+    @Test func unicastReachesOneSubscriber() async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                let id = try await Fixtures.register(herald, url: receiver.url("/one"))
+                _ = try await Fixtures.register(herald, url: receiver.url("/two"))
+                #expect(try await herald.request(.POST, "/event/unicast:\(id)", form: "msg=test").status == 204)
+                let requests = try await receiver.waitFor(count: 1)
+                #expect(requests.map(\.path) == ["/one"])
+                let unknown = try await herald.request(.POST, "/event/unicast:doesnotexist", form: "msg=x")
+                #expect(unknown.status == 404)
+                #expect(unknown.body == #"{"error":"Unknown subscriber doesnotexist"}"#)
+                #expect(try await herald.request(.GET, "/event/unicast:\(id)").status == 200)
+                #expect(try await herald.request(.DELETE, "/subscriber/\(id)").status == 204)
+                #expect(try await herald.request(.GET, "/event/unicast:\(id)").status == 404, "unicast statistics go with the subscriber")
+                try await eventually { try await herald.application.store.counts().jobs == 0 }
+                #expect(receiver.count == 1)
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("msg=hello+%24%7Bvar.missing%7D", "The ${var.missing} does not exist"),
+        ("foo=bar", "Invalid field: foo"),
+        ("sound=x", "Empty payload"),
+        ("msg=%24%7Bx.y%7D", "Invalid variable type for ${x.y}"),
+    ])
+    func invalidPayloadsAreRefusedAndReachNobody(form: String, error: String) async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                let id = try await Fixtures.register(herald, url: receiver.url("/x"))
+                #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/e").status == 201)
+                let listener = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=e")
+                let response = try await herald.request(.POST, "/event/e", form: form)
+                #expect(response.status == 400)
+                #expect(response.body == "{\"error\":\"\(error)\"}")
+                let stats = try #require(try Fixtures.json(try await herald.request(.GET, "/event/e").body) as? [String: Any])
+                #expect(stats["total"] as? Int == 0)
+                #expect(try await herald.application.store.counts().jobs == 0)
+                #expect(!listener.received.contains("data:"))
+                listener.close()
+            }
+        }
+    }
+
+    @Test func jsonPayloadValuesMustBeStrings() async throws {
+        try await withHerald { herald in
+            let response = try await herald.request(.POST, "/event/e", json: #"{"msg":5}"#)
+            #expect(response.body == #"{"error":"Invalid value for `msg'"}"#)
+        }
+    }
+
+    @Test func testPushReachesTheSubscriber() async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                let id = try await Fixtures.register(herald, url: receiver.url("/t"))
+                let response = try await herald.request(.POST, "/subscriber/\(id)/test")
+                #expect(response.status == 201)
+                #expect(response.body == "Created")
+                let requests = try await receiver.waitFor(count: 1)
+                #expect(requests.first?.body == #"{"event":"test","title":{},"message":{"default":"Test"},"data":{"test":"ok"}}"#)
+                #expect(try await herald.request(.POST, "/subscriber/invalidid/test").status == 404)
+                #expect(try await herald.request(.GET, "/event/test").status == 404, "a test push touches no statistics")
+            }
+        }
+    }
+
+    @Test func failingWebhookIsUnregisteredAfterMaxFailures() async throws {
+        let yaml = """
+            delivery:
+              max_failures: 2
+              retry_delay: 0.01
+              max_retry_delay: 0.05
+            """
+        try await withHerald(yaml: yaml) { herald in
+            // Port 9 (discard) is closed on loopback: every attempt is refused.
+            let id = try await Fixtures.register(herald, url: "http://127.0.0.1:9/refuses")
+            #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/e5").status == 201)
+            #expect(try await herald.request(.POST, "/event/e5", form: "msg=1").status == 204)
+            try await eventually {
+                let counts = try await herald.application.store.counts()
+                return counts.jobs == 0 && counts.retries == 0
+            }
+            #expect(try await herald.request(.GET, "/subscriber/\(id)").status == 200, "one exhausted delivery is below the threshold")
+            #expect(try await herald.request(.POST, "/event/e5", form: "msg=2").status == 204)
+            try await eventually { try await herald.request(.GET, "/subscriber/\(id)").status == 404 }
+            let feedback = try await herald.application.store.feedback(after: nil, since: nil, limit: 100)
+            #expect(feedback.contains { $0.subscriberID.rawValue == id && $0.reason == "failures:2" && $0.action == .unregistered })
+            #expect(try await herald.request(.GET, "/event/e5").status == 404, "the event went with its only subscriber")
+        }
+    }
+
+    @Test func listsEventsInByteOrder() async throws {
+        try await withHerald { herald in
+            let id = try await Fixtures.register(herald, url: "http://127.0.0.1:9/x")
+            for name in ["sport", "music", "Zed"] {
+                #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/\(name)").status == 201)
+            }
+            #expect(try await herald.request(.GET, "/events").body == #"["Zed","music","sport"]"#)
+        }
+    }
+}

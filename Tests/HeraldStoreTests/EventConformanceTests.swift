@@ -1,0 +1,177 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// `EventStore`: event names, statistics and their special names, event deletion (§4.13, §4.14, §4.16, §14).
+@Suite("Store conformance: events and statistics")
+struct EventConformanceTests {
+    @Test("eventNames lists subscribed names in byte order, special names only when subscribed", arguments: StoreBackend.all)
+    func eventNamesByteOrder(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            #expect(try await store.eventNames().isEmpty)
+            let ids = try await registerMany(store, count: 2)
+            for name in ["sport", "Sport", "music", "_", "9", "user@x", "unicast:\(ids[1].rawValue)", "broadcast", "v"] {
+                _ = try await store.subscribe(ids[0], to: event(name), ignoreMessage: false, now: Clock.t0)
+            }
+            // Statistics of special names without subscriptions are not events.
+            _ = try await store.enqueue(.unicast(ids[0]), notification: sampleNotification(), now: Clock.t0)
+            let expected = ["9", "Sport", "_", "broadcast", "music", "sport", "unicast:\(ids[1].rawValue)", "user@x", "v"]
+            #expect(try await store.eventNames().map(\.rawValue) == expected)
+            #expect(expected == expected.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        }
+    }
+
+    @Test("ordinary statistics: created at first subscription, total and last on publish", arguments: StoreBackend.all)
+    func ordinaryStatistics(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 3)
+            #expect(try await store.enqueue(.subscribers(event("e1")), notification: sampleNotification("e1"), now: Clock.t0) == .noAudience)
+            #expect(try await store.statistics(of: event("e1")) == nil)
+
+            _ = try await store.subscribe(ids[0], to: event("e1"), ignoreMessage: false, now: Clock.t0 + 1)
+            _ = try await store.subscribe(ids[1], to: event("e1"), ignoreMessage: true, now: Clock.t0 + 2)
+            #expect(try await store.statistics(of: event("e1")) == EventStatistics(created: Clock.t0 + 1, last: nil, total: 0, subscribers: 2))
+
+            guard case .queued = try await store.enqueue(.subscribers(event("e1")), notification: sampleNotification("e1"), now: Clock.t0 + 10) else {
+                Issue.record("publish to a subscribed event was not queued")
+                return
+            }
+            #expect(try await store.statistics(of: event("e1")) == EventStatistics(created: Clock.t0 + 1, last: Clock.t0 + 10, total: 1, subscribers: 2))
+            _ = try await store.enqueue(.subscribers(event("e1")), notification: sampleNotification("e1"), now: Clock.t0 + 20)
+            #expect(try await store.statistics(of: event("e1")) == EventStatistics(created: Clock.t0 + 1, last: Clock.t0 + 20, total: 2, subscribers: 2))
+        }
+    }
+
+    @Test("broadcast statistics exist from the first broadcast and go with the last subscriber", arguments: StoreBackend.all)
+    func broadcastStatistics(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0) == .noAudience)
+            #expect(try await store.statistics(of: .broadcast) == nil)
+
+            let ids = try await registerMany(store, count: 3)
+            #expect(try await store.statistics(of: .broadcast) == nil)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0 + 5)
+            #expect(try await store.statistics(of: .broadcast) == EventStatistics(created: Clock.t0 + 5, last: Clock.t0 + 5, total: 1, subscribers: 3))
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0 + 8)
+            #expect(try await store.statistics(of: .broadcast) == EventStatistics(created: Clock.t0 + 5, last: Clock.t0 + 8, total: 2, subscribers: 3))
+
+            #expect(try await store.deleteSubscriber(ids[0]))
+            #expect(try await store.statistics(of: .broadcast)?.subscribers == 2)
+            #expect(try await store.deleteSubscriber(ids[1]))
+            #expect(try await store.deleteSubscriber(ids[2]))
+            #expect(try await store.statistics(of: .broadcast) == nil)
+            #expect(try await store.counts().events == 0)
+        }
+    }
+
+    @Test("unicast statistics exist from the first unicast and go with the subscriber", arguments: StoreBackend.all)
+    func unicastStatistics(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let unknown = SubscriberID(rawValue: "doesnotexist")
+            #expect(try await store.enqueue(.unicast(unknown), notification: sampleNotification(), now: Clock.t0) == .unknownSubscriber)
+            #expect(try await store.statistics(of: .unicast(unknown)) == nil)
+            #expect(try await store.backlog().jobs == 0)
+
+            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            #expect(try await store.statistics(of: .unicast(id)) == nil)
+            _ = try await store.enqueue(.unicast(id), notification: sampleNotification(), now: Clock.t0 + 3)
+            #expect(try await store.statistics(of: .unicast(id)) == EventStatistics(created: Clock.t0 + 3, last: Clock.t0 + 3, total: 1, subscribers: 1))
+            #expect(try await store.eventNames().isEmpty)
+
+            #expect(try await store.deleteSubscriber(id))
+            #expect(try await store.statistics(of: .unicast(id)) == nil)
+        }
+    }
+
+    @Test("test publishes touch no statistics", arguments: StoreBackend.all)
+    func testPublishHasNoStatistics(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            #expect(try await store.enqueue(.test(SubscriberID(rawValue: "invalidid")), notification: sampleNotification("test"), now: Clock.t0) == .unknownSubscriber)
+            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            guard case .queued = try await store.enqueue(.test(id), notification: sampleNotification("test"), now: Clock.t0) else {
+                Issue.record("test publish was not queued")
+                return
+            }
+            #expect(try await store.counts().events == 0)
+            #expect(try await store.statistics(of: .test) == nil)
+            #expect(try await store.statistics(of: .unicast(id)) == nil)
+            #expect(try await store.backlog().jobs == 1)
+        }
+    }
+
+    @Test("deleteEvent on an ordinary name removes its subscriptions, not its subscribers", arguments: StoreBackend.all)
+    func deleteOrdinaryEvent(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 2)
+            for id in ids {
+                _ = try await store.subscribe(id, to: event("e1"), ignoreMessage: false, now: Clock.t0)
+                _ = try await store.subscribe(id, to: event("e2"), ignoreMessage: false, now: Clock.t0)
+            }
+            #expect(try await store.deleteEvent(event("e1")))
+            #expect(try await store.statistics(of: event("e1")) == nil)
+            #expect(try await store.subscriptions(of: ids[0])?.map(\.event) == [event("e2")])
+            #expect(try await store.eventNames() == [event("e2")])
+            #expect(try await store.counts().subscribers == 2)
+            #expect(try await store.deleteEvent(event("e1")) == false)
+            #expect(try await store.deleteEvent(event("never")) == false)
+        }
+    }
+
+    @Test("deleteEvent on special names clears statistics and explicit subscriptions only", arguments: StoreBackend.all)
+    func deleteSpecialEvents(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 2)
+            #expect(try await store.deleteEvent(.broadcast) == false)
+            #expect(try await store.deleteEvent(.unicast(ids[0])) == false)
+
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.enqueue(.unicast(ids[0]), notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.subscribe(ids[1], to: .broadcast, ignoreMessage: true, now: Clock.t0)
+            _ = try await store.subscribe(ids[1], to: event("sport"), ignoreMessage: false, now: Clock.t0)
+
+            #expect(try await store.deleteEvent(.broadcast))
+            #expect(try await store.statistics(of: .broadcast) == nil)
+            #expect(try await store.subscriptions(of: ids[1])?.map(\.event) == [event("sport")])
+            #expect(try await store.deleteEvent(.broadcast) == false)
+
+            #expect(try await store.deleteEvent(.unicast(ids[0])))
+            #expect(try await store.statistics(of: .unicast(ids[0])) == nil)
+            #expect(try await store.deleteEvent(.unicast(ids[0])) == false)
+
+            // Only an explicit subscription to the special name: still something to clear.
+            _ = try await store.subscribe(ids[0], to: .unicast(ids[1]), ignoreMessage: false, now: Clock.t0)
+            #expect(try await store.deleteEvent(.unicast(ids[1])))
+            #expect(try await store.subscriptions(of: ids[0])?.isEmpty == true)
+
+            #expect(try await store.counts().subscribers == 2)
+            #expect(try await store.statistics(of: event("sport"))?.subscribers == 1)
+        }
+    }
+
+    @Test("explicit subscriptions to special names are stored but are not their statistics", arguments: StoreBackend.all)
+    func subscriptionsToSpecialNames(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 2)
+            #expect(try await store.subscribe(ids[0], to: .broadcast, ignoreMessage: true, now: Clock.t0) == .created)
+            #expect(try await store.subscription(of: ids[0], to: .broadcast) == true)
+            #expect(try await store.statistics(of: .broadcast) == nil)
+            #expect(try await store.eventNames() == [.broadcast])
+
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0 + 1)
+            #expect(try await store.statistics(of: .broadcast)?.subscribers == 2)
+            // Removing the explicit subscription does not delete the broadcast statistics.
+            #expect(try await store.unsubscribe(ids[0], from: .broadcast))
+            #expect(try await store.statistics(of: .broadcast)?.total == 1)
+            #expect(try await store.eventNames().isEmpty)
+
+            _ = try await store.subscribe(ids[0], to: .unicast(ids[1]), ignoreMessage: true, now: Clock.t0)
+            _ = try await store.enqueue(.unicast(ids[1]), notification: sampleNotification(), now: Clock.t0 + 2)
+            #expect(try await store.replaceSubscriptions(of: ids[0], with: [], now: Clock.t0 + 3))
+            #expect(try await store.statistics(of: .unicast(ids[1]))?.total == 1)
+            // Deleting the subscriber that made the explicit subscription keeps the named subscriber's statistics.
+            _ = try await store.subscribe(ids[0], to: .unicast(ids[1]), ignoreMessage: true, now: Clock.t0)
+            #expect(try await store.deleteSubscriber(ids[0]))
+            #expect(try await store.statistics(of: .unicast(ids[1]))?.total == 1)
+        }
+    }
+}

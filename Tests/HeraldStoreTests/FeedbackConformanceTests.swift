@@ -1,0 +1,206 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// `FeedbackLog`: delivery outcomes, failure counters, unregistration and the feedback log (§11, §14).
+@Suite("Store conformance: delivery records and feedback")
+struct FeedbackConformanceTests {
+    /// A record for `subscriber` counted in `statistics`.
+    private func record(_ subscriber: Subscriber, _ effect: DeliveryRecord.Effect, statistics: EventName? = event("e")) -> DeliveryRecord {
+        DeliveryRecord(subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token, statisticsEvent: statistics, effect: effect)
+    }
+
+    /// Registers `count` subscribers, all subscribed to `e`.
+    private func subscribers(_ store: any HeraldStore, count: Int, now: Int64 = Clock.t0) async throws -> [Subscriber] {
+        var result: [Subscriber] = []
+        for n in 0..<count {
+            let subscriber = try await store.register(apns(n), now: now).subscriber
+            _ = try await store.subscribe(subscriber.id, to: event("e"), ignoreMessage: false, now: now)
+            result.append(subscriber)
+        }
+        return result
+    }
+
+    @Test("delivered counts in statistics and resets the failure counter", arguments: StoreBackend.all)
+    func delivered(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 2)
+            _ = try await store.record([record(s[0], .subscriberFailure(reason: "x", status: 403))], maxFailures: 5, now: Clock.t0)
+            #expect(try await store.subscriber(s[0].id)?.failures == 1)
+
+            let summary = try await store.record([record(s[0], .delivered), record(s[1], .delivered)], maxFailures: 5, now: Clock.t0)
+            #expect(summary.unregistered.isEmpty)
+            #expect(try await store.subscriber(s[0].id)?.failures == 0)
+            let statistics = try #require(try await store.statistics(of: event("e")))
+            #expect(statistics.delivered == 2)
+            #expect(statistics.failed == 1)
+            // Successes leave no trace in the feedback log.
+            #expect(try await store.feedback(after: nil, since: nil, limit: 100).count == 1)
+        }
+    }
+
+    @Test("failure counters follow the records in order", arguments: StoreBackend.all)
+    func counterOrder(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 1)[0]
+            let failure = DeliveryRecord.Effect.subscriberFailure(reason: "x", status: nil)
+            _ = try await store.record([record(s, failure), record(s, failure), record(s, .delivered), record(s, failure)], maxFailures: 5, now: Clock.t0)
+            #expect(try await store.subscriber(s.id)?.failures == 1)
+            _ = try await store.record([record(s, failure), record(s, failure)], maxFailures: 5, now: Clock.t0)
+            #expect(try await store.subscriber(s.id)?.failures == 3)
+            #expect(try await store.statistics(of: event("e"))?.failed == 5)
+            #expect(try await store.statistics(of: event("e"))?.delivered == 1)
+        }
+    }
+
+    @Test("subscriber failures unregister at maxFailures with reason failures:<n>", arguments: StoreBackend.all)
+    func failureThreshold(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 2)
+            let failure = DeliveryRecord.Effect.subscriberFailure(reason: "connection refused", status: 503)
+            let first = try await store.record([record(s[0], failure), record(s[1], .delivered)], maxFailures: 2, now: Clock.t0)
+            #expect(first.unregistered.isEmpty)
+            #expect(try await store.subscriber(s[0].id)?.failures == 1)
+
+            let second = try await store.record([record(s[0], failure)], maxFailures: 2, now: Clock.t0 + 1)
+            #expect(second == RecordSummary(unregistered: [(s[0].id, "failures:2")]))
+            #expect(try await store.subscriber(s[0].id) == nil)
+            #expect(try await store.statistics(of: event("e"))?.subscribers == 1)
+
+            let log = try await store.feedback(after: nil, since: nil, limit: 100)
+            let unregistration = try #require(log.last)
+            #expect(unregistration.action == .unregistered)
+            #expect(unregistration.reason == "failures:2")
+            #expect(unregistration.subscriberID == s[0].id)
+            #expect(unregistration.token == s[0].token)
+            #expect(unregistration.proto == "apns")
+            #expect(unregistration.status == 503)
+            #expect(unregistration.time == Clock.t0 + 1)
+            #expect(log.filter { $0.action == .failed && $0.reason == "connection refused" }.count == 2)
+        }
+    }
+
+    @Test("maxFailures 0 never unregisters for failures", arguments: StoreBackend.all)
+    func thresholdDisabled(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 1)[0]
+            let failures = Array(repeating: record(s, .subscriberFailure(reason: "x", status: nil)), count: 7)
+            let summary = try await store.record(failures, maxFailures: 0, now: Clock.t0)
+            #expect(summary.unregistered.isEmpty)
+            #expect(try await store.subscriber(s.id)?.failures == 7)
+        }
+    }
+
+    @Test("dead tokens unregister unless the subscriber registered again since", arguments: StoreBackend.all)
+    func deadTokens(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 3, now: Clock.t0)
+            let updatedMillis = Clock.t0 * 1_000
+            let summary = try await store.record([
+                record(s[0], .deadToken(reason: "Unregistered", status: 410, invalidSince: updatedMillis + 1)),
+                record(s[1], .deadToken(reason: "Unregistered", status: 410, invalidSince: updatedMillis - 1)),
+                record(s[2], .deadToken(reason: "BadDeviceToken", status: 400, invalidSince: nil)),
+            ], maxFailures: 5, now: Clock.t0 + 5)
+
+            #expect(summary == RecordSummary(unregistered: [(s[0].id, "Unregistered"), (s[2].id, "BadDeviceToken")]))
+            #expect(try await store.subscriber(s[0].id) == nil)
+            #expect(try await store.subscriber(s[1].id) != nil)
+            #expect(try await store.subscriber(s[2].id) == nil)
+            #expect(try await store.statistics(of: event("e")) == EventStatistics(created: Clock.t0, total: 0, subscribers: 1, delivered: 0, failed: 3))
+
+            let log = try await store.feedback(after: nil, since: nil, limit: 100)
+            #expect(log.map(\.action) == [.unregistered, .kept, .unregistered])
+            #expect(log.map(\.subscriberID) == s.map(\.id))
+            #expect(log.map(\.status) == [410, 410, 400])
+            #expect(log.map(\.reason) == ["Unregistered", "Unregistered", "BadDeviceToken"])
+
+            // Re-registering the last subscriber deletes the event and all statistics of the others.
+            #expect(try await store.deleteSubscriber(s[1].id))
+            #expect(try await store.counts() == .empty)
+        }
+    }
+
+    @Test("failed counts without touching the subscriber; /test counts nowhere", arguments: StoreBackend.all)
+    func plainFailures(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 1)[0]
+            let summary = try await store.record([
+                record(s, .failed(reason: "PayloadTooLarge", status: 413)),
+                record(s, .delivered, statistics: nil),
+                record(s, .failed(reason: "x", status: nil), statistics: nil),
+                record(s, .delivered, statistics: event("deleted-meanwhile")),
+            ], maxFailures: 1, now: Clock.t0)
+            #expect(summary.unregistered.isEmpty)
+            #expect(try await store.subscriber(s.id)?.failures == 0)
+            #expect(try await store.statistics(of: event("e")) == EventStatistics(created: Clock.t0, subscribers: 1, delivered: 0, failed: 1))
+            // Statistics of an event that no longer exists are not recreated.
+            #expect(try await store.statistics(of: event("deleted-meanwhile")) == nil)
+            let log = try await store.feedback(after: nil, since: nil, limit: 10)
+            #expect(log.map(\.action) == [.failed, .failed])
+            #expect(log.map(\.status) == [413, nil])
+            #expect(try await store.record([], maxFailures: 5, now: Clock.t0) == RecordSummary())
+        }
+    }
+
+    @Test("a page of 500 outcomes is recorded in one call", arguments: StoreBackend.all)
+    func recordPage(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 500)
+            for id in ids {
+                _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: Clock.t0)
+            }
+            var records: [DeliveryRecord] = []
+            for (index, id) in ids.enumerated() {
+                let effect: DeliveryRecord.Effect = index % 10 == 0 ? .subscriberFailure(reason: "x", status: 403) : .delivered
+                records.append(DeliveryRecord(subscriberID: id, proto: "apns", token: "t\(index)", statisticsEvent: event("e"), effect: effect))
+            }
+            let summary = try await store.record(records, maxFailures: 1, now: Clock.t0)
+            #expect(summary.unregistered.count == 50)
+            #expect(Set(summary.unregistered.map(\.id)) == Set(ids.enumerated().filter { $0.offset % 10 == 0 }.map(\.element)))
+            #expect(summary.unregistered.allSatisfy { $0.reason == "failures:1" })
+            let statistics = try #require(try await store.statistics(of: event("e")))
+            #expect(statistics.delivered == 450)
+            #expect(statistics.failed == 50)
+            #expect(statistics.subscribers == 450)
+            #expect(try await store.counts().subscribers == 450)
+        }
+    }
+
+    @Test("the feedback log pages by cursor and filters by time", arguments: StoreBackend.all)
+    func feedbackPaging(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            #expect(try await store.feedback(after: nil, since: nil, limit: 10).isEmpty)
+            let entries = (0..<5).map { n in
+                FeedbackEntry(
+                    id: 999, time: Clock.t0 + Int64(n) * 10, subscriberID: SubscriberID(rawValue: "s\(n)"), proto: "wns",
+                    token: "https://x.notify.windows.com/\(n)", status: n == 0 ? nil : 200 + n, reason: "provider not configured", action: .skipped
+                )
+            }
+            try await store.appendFeedback(entries)
+
+            let all = try await store.feedback(after: nil, since: nil, limit: 10)
+            #expect(all.map(\.subscriberID.rawValue) == ["s0", "s1", "s2", "s3", "s4"])
+            #expect(all.map(\.id) == all.map(\.id).sorted())
+            #expect(Set(all.map(\.id)).count == 5)
+            var expected = entries[3]
+            expected.id = all[3].id
+            #expect(all[3] == expected)
+            #expect(all[0].status == nil)
+
+            let firstPage = try await store.feedback(after: nil, since: nil, limit: 2)
+            #expect(firstPage.map(\.subscriberID.rawValue) == ["s0", "s1"])
+            let secondPage = try await store.feedback(after: firstPage.last?.id, since: nil, limit: 2)
+            #expect(secondPage.map(\.subscriberID.rawValue) == ["s2", "s3"])
+            let lastPage = try await store.feedback(after: secondPage.last?.id, since: nil, limit: 2)
+            #expect(lastPage.map(\.subscriberID.rawValue) == ["s4"])
+            #expect(try await store.feedback(after: lastPage.last?.id, since: nil, limit: 2).isEmpty)
+
+            let recent = try await store.feedback(after: nil, since: Clock.t0 + 20, limit: 10)
+            #expect(recent.map(\.subscriberID.rawValue) == ["s2", "s3", "s4"])
+            let both = try await store.feedback(after: all[3].id, since: Clock.t0 + 20, limit: 10)
+            #expect(both.map(\.subscriberID.rawValue) == ["s4"])
+            // The log is not part of what the API can empty.
+            #expect(try await store.counts() == .empty)
+        }
+    }
+}

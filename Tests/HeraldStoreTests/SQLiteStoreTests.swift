@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import HeraldCore
+@testable import HeraldStore
+import Testing
+
+/// What only the SQLite backend has: its file, its id drawing, its query plans.
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    /// Counts calls and answers from a script, so id collisions can be forced.
+    final class ScriptedIDs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var script: [String]
+        private var count = 0
+
+        init(_ script: [String]) { self.script = script }
+
+        /// How many ids were drawn so far.
+        var draws: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return count
+        }
+
+        /// The next scripted id; the last one repeats forever.
+        func next() -> SubscriberID {
+            lock.lock()
+            defer { lock.unlock() }
+            count += 1
+            return SubscriberID(rawValue: script.count > 1 ? script.removeFirst() : script[0])
+        }
+    }
+
+    @Test("a colliding id is drawn again, at most 10 times")
+    func idCollisions() async throws {
+        let ids = ScriptedIDs(["AAAAAAAAAAA", "AAAAAAAAAAA", "AAAAAAAAAAA", "BBBBBBBBBBB", "AAAAAAAAAAA"])
+        let store = try SQLiteStore(path: TemporaryDatabases.newPath(), makeID: { ids.next() })
+        defer { try? store.close() }
+
+        #expect(try await store.register(apns(1), now: Clock.t0).subscriber.id.rawValue == "AAAAAAAAAAA")
+        #expect(try await store.register(apns(2), now: Clock.t0).subscriber.id.rawValue == "BBBBBBBBBBB")
+        #expect(ids.draws == 4)
+
+        // Only "AAAAAAAAAAA" is left in the script: every draw collides.
+        await #expect(throws: StoreError.idExhausted) {
+            try await store.register(apns(3), now: Clock.t0)
+        }
+        #expect(ids.draws == 14)
+        #expect(try await store.counts().subscribers == 2)
+        // Re-registering an existing subscriber draws nothing.
+        #expect(try await store.register(apns(1), now: Clock.t0 + 1).created == false)
+        #expect(ids.draws == 14)
+    }
+
+    @Test("data survives closing and reopening; the migration runs once")
+    func reopen() async throws {
+        let path = TemporaryDatabases.newPath()
+        let first = try SQLiteStore(path: path)
+        let id = try await first.register(apns(1, fields: SubscriberFields(lang: "fr")), now: Clock.t0).subscriber.id
+        _ = try await first.subscribe(id, to: event("sport"), ignoreMessage: true, now: Clock.t0)
+        _ = try await first.enqueue(.subscribers(event("sport")), notification: sampleNotification(), now: Clock.t0)
+        try first.close()
+
+        let second = try SQLiteStore(path: path)
+        defer { try? second.close() }
+        #expect(try await second.subscriber(id)?.fields.lang == "fr")
+        #expect(try await second.subscription(of: id, to: event("sport")) == true)
+        let jobs = try await second.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
+        #expect(jobs.map(\.notification) == [sampleNotification()])
+        let migrations = try await second.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(migrations == ["v1"])
+        let journal = try await second.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(journal == "wal")
+    }
+
+    @Test("two stores on one file (two processes) never claim the same job")
+    func twoWritersShareTheQueue() async throws {
+        let path = TemporaryDatabases.newPath()
+        let a = try SQLiteStore(path: path)
+        let b = try SQLiteStore(path: path)
+        defer {
+            try? a.close()
+            try? b.close()
+        }
+        _ = try await a.register(apns(1), now: Clock.t0)
+        for _ in 0..<200 {
+            _ = try await a.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+        }
+        let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for (owner, store) in [("a", a), ("b", b)] {
+                group.addTask {
+                    var mine: [Int64] = []
+                    while true {
+                        let jobs = try await store.claimJobs(limit: 3, lease: Lease(owner: owner, expiresAt: 1_000_000), nowMillis: 0)
+                        if jobs.isEmpty { return mine }
+                        mine += jobs.map(\.id)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int64]()) { $0 += $1 }
+        }
+        #expect(claimed.count == 200)
+        #expect(Set(claimed).count == 200)
+    }
+
+    @Test("an unreadable row is reported as corrupt, not skipped")
+    func corruptRows() async throws {
+        let store = try SQLiteStore(path: TemporaryDatabases.newPath())
+        defer { try? store.close() }
+        try await store.pool.write { db in
+            try db.execute(sql: "INSERT INTO publish_jobs (audience_kind, notification, published_at) VALUES ('martians', x'7b7d', 0)")
+        }
+        await #expect(throws: StoreError.corruptRow) {
+            try await store.claimJobs(limit: 1, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
+        }
+        #expect(StoreError.corruptRow("a") == StoreError.corruptRow("b"))
+        #expect(StoreError.corruptRow != StoreError.idExhausted)
+        #expect(String(describing: StoreError.corruptRow("publish_jobs 1")).contains("publish_jobs 1"))
+    }
+
+    @Test("version numbers are compared numerically")
+    func versionNumbers() {
+        #expect(SQLiteStore.versionNumber("3.40.1") == 3_040_001)
+        #expect(SQLiteStore.versionNumber("3.37") == 3_037_000)
+        #expect(SQLiteStore.versionNumber("3.9.2") < SQLiteStore.minimumSQLiteVersion)
+    }
+
+    /// The hot-path statements, with the table each must reach by key rather than by scan.
+    static let hotQueries: [(name: String, sql: String)] = [
+        ("event audience page", """
+            SELECT \(SQLiteCodec.subscriberColumns("s")), sub.ignore_message
+            FROM subscriptions AS sub CROSS JOIN subscribers AS s ON s.id = sub.subscriber_id
+            WHERE sub.event = 'e' AND sub.subscriber_id > 'a' ORDER BY sub.subscriber_id LIMIT 500
+            """),
+        ("broadcast page", "SELECT \(SQLiteCodec.subscriberColumns("s")) FROM subscribers AS s WHERE s.id > 'a' ORDER BY s.id LIMIT 500"),
+        ("badge read", "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each('[]'))"),
+        ("badge write", """
+            UPDATE subscribers SET badge = new.badge
+            FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge FROM json_each('[]')) AS new
+            WHERE subscribers.id = new.id
+            """),
+        ("audience exists", "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE event = 'e')"),
+        ("subscriber's events", "SELECT DISTINCT event FROM subscriptions WHERE subscriber_id IN (SELECT value FROM json_each('[]'))"),
+        ("event names", """
+            SELECT name FROM events WHERE name < 'unicast:' AND name <> 'broadcast'
+            UNION SELECT name FROM events WHERE name >= 'unicast;'
+            UNION SELECT event FROM subscriptions WHERE event = 'broadcast'
+            UNION SELECT event FROM subscriptions WHERE event >= 'unicast:' AND event < 'unicast;'
+            ORDER BY 1
+            """),
+        ("due retries", "SELECT id FROM retries WHERE due_at <= 5 AND (lease_expires IS NULL OR lease_expires < 5) ORDER BY due_at, id LIMIT 10"),
+        ("feedback since", "SELECT min(id) FROM feedback INDEXED BY feedback_by_time WHERE time >= 5"),
+    ]
+
+    @Test("hot-path statements use keys, never a full scan of a big table", arguments: hotQueries.map(\.name))
+    func queryPlans(_ name: String) async throws {
+        let sql = try #require(Self.hotQueries.first { $0.name == name }?.sql)
+        let store = try SQLiteStore(path: TemporaryDatabases.newPath())
+        defer { try? store.close() }
+        let plan = try await store.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
+        }
+        #expect(!plan.isEmpty)
+        let scans = plan.filter { $0.hasPrefix("SCAN ") && !$0.hasPrefix("SCAN json_each") && !$0.hasPrefix("SCAN CONSTANT") }
+        #expect(scans.isEmpty, "\(name): \(plan)")
+    }
+}

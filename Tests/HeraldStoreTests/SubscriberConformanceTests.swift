@@ -1,0 +1,191 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// `SubscriberStore`: registration, lookup, update, deletion and badges (§3.1, §4.2–4.5, §7).
+@Suite("Store conformance: subscribers")
+struct SubscriberConformanceTests {
+    @Test("register creates a subscriber with a fresh id", arguments: StoreBackend.all)
+    func registerCreates(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let fields = SubscriberFields(lang: "fr", badge: "0")
+            let (subscriber, created) = try await store.register(apns(1, fields: fields), now: Clock.t0)
+            #expect(created)
+            #expect(subscriber.id.rawValue.utf8.count == 11)
+            #expect(subscriber.id.rawValue.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
+            })
+            #expect(subscriber.proto == "apns")
+            #expect(subscriber.token == apns(1).token)
+            #expect(subscriber.fields == fields)
+            #expect(subscriber.created == Clock.t0)
+            #expect(subscriber.updated == Clock.t0)
+            #expect(subscriber.failures == 0)
+            #expect(try await store.subscriber(subscriber.id) == subscriber)
+
+            let other = try await store.register(apns(2), now: Clock.t0)
+            #expect(other.created)
+            #expect(other.subscriber.id != subscriber.id)
+        }
+    }
+
+    @Test("register is idempotent: same id, created kept, fields merged, failures reset", arguments: StoreBackend.all)
+    func registerIsIdempotent(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let first = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", badge: "3", category: "news")), now: Clock.t0)
+            let id = first.subscriber.id
+            _ = try await store.record(
+                [DeliveryRecord(subscriberID: id, proto: "apns", token: first.subscriber.token, statisticsEvent: nil,
+                                effect: .subscriberFailure(reason: "DeviceTokenNotForTopic", status: 400))],
+                maxFailures: 5, now: Clock.t0
+            )
+            #expect(try await store.subscriber(id)?.failures == 1)
+
+            let again = try await store.register(apns(1, fields: SubscriberFields(lang: "en", version: "17.1")), now: Clock.t0 + 60)
+            #expect(!again.created)
+            #expect(again.subscriber.id == id)
+            #expect(again.subscriber.created == Clock.t0)
+            #expect(again.subscriber.updated == Clock.t0 + 60)
+            #expect(again.subscriber.failures == 0)
+            #expect(again.subscriber.fields == SubscriberFields(lang: "en", badge: "3", version: "17.1", category: "news"))
+            #expect(try await store.subscriber(id) == again.subscriber)
+            #expect(try await store.counts().subscribers == 1)
+        }
+    }
+
+    @Test("register matches by (proto, identity) and replaces the token", arguments: StoreBackend.all)
+    func registerReplacesTokenOfSameIdentity(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let endpoint = "https://push.example.net/send/abc"
+            let first = try await store.register(
+                SubscriberRegistration(proto: "webpush", token: #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"A","auth":"B"}}"#, identity: endpoint),
+                now: Clock.t0
+            )
+            let newToken = #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"C","auth":"D"}}"#
+            let second = try await store.register(SubscriberRegistration(proto: "webpush", token: newToken, identity: endpoint), now: Clock.t0 + 1)
+            #expect(!second.created)
+            #expect(second.subscriber.id == first.subscriber.id)
+            #expect(second.subscriber.token == newToken)
+            #expect(try await store.subscriber(first.subscriber.id)?.token == newToken)
+
+            // The same token under another provider name is another subscriber.
+            let otherProto = try await store.register(SubscriberRegistration(proto: "webpush-2", token: newToken, identity: endpoint), now: Clock.t0)
+            #expect(otherProto.created)
+            #expect(otherProto.subscriber.id != first.subscriber.id)
+            #expect(try await store.counts().subscribers == 2)
+        }
+    }
+
+    @Test("unknown ids are not found", arguments: StoreBackend.all)
+    func unknownSubscriber(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let unknown = SubscriberID(rawValue: "invalidid")
+            #expect(try await store.subscriber(unknown) == nil)
+            #expect(try await store.updateSubscriber(unknown, fields: SubscriberFields(lang: "us"), now: Clock.t0) == false)
+            #expect(try await store.deleteSubscriber(unknown) == false)
+            // Odd characters in an id from a URL must not break queries.
+            #expect(try await store.subscriber(SubscriberID(rawValue: #"a"b'c\d%_"#)) == nil)
+        }
+    }
+
+    @Test("update merges fields, sets updated and resets the failure counter", arguments: StoreBackend.all)
+    func updateSubscriber(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let (subscriber, _) = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", category: "c")), now: Clock.t0)
+            _ = try await store.record(
+                [DeliveryRecord(subscriberID: subscriber.id, proto: "apns", token: subscriber.token, statisticsEvent: nil,
+                                effect: .subscriberFailure(reason: "x", status: nil))],
+                maxFailures: 5, now: Clock.t0
+            )
+            #expect(try await store.updateSubscriber(subscriber.id, fields: SubscriberFields(lang: "us", badge: "5"), now: Clock.t0 + 9))
+            let stored = try #require(try await store.subscriber(subscriber.id))
+            #expect(stored.fields == SubscriberFields(lang: "us", badge: "5", category: "c"))
+            #expect(stored.updated == Clock.t0 + 9)
+            #expect(stored.created == Clock.t0)
+            #expect(stored.failures == 0)
+            #expect(stored.token == subscriber.token)
+
+            // An empty update is a valid ping.
+            #expect(try await store.updateSubscriber(subscriber.id, fields: SubscriberFields(), now: Clock.t0 + 10))
+            #expect(try await store.subscriber(subscriber.id)?.updated == Clock.t0 + 10)
+            #expect(try await store.subscriber(subscriber.id)?.fields == stored.fields)
+        }
+    }
+
+    @Test("delete cascades: subscriptions, emptied events, unicast statistics, retries, broadcast statistics", arguments: StoreBackend.all)
+    func deleteCascades(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 2)
+            let (gone, kept) = (ids[0], ids[1])
+            _ = try await store.subscribe(gone, to: event("solo"), ignoreMessage: false, now: Clock.t0)
+            _ = try await store.subscribe(gone, to: event("shared"), ignoreMessage: true, now: Clock.t0)
+            _ = try await store.subscribe(kept, to: event("shared"), ignoreMessage: false, now: Clock.t0)
+            #expect(try await store.enqueue(.unicast(gone), notification: sampleNotification(), now: Clock.t0) != .unknownSubscriber)
+            #expect(try await store.enqueue(.unicast(kept), notification: sampleNotification(), now: Clock.t0) != .unknownSubscriber)
+            #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0) != .noAudience)
+            try await store.scheduleRetries([retry(gone, dueAt: 5), retry(kept, dueAt: 6)])
+
+            #expect(try await store.deleteSubscriber(gone))
+            #expect(try await store.subscriber(gone) == nil)
+            #expect(try await store.subscriptions(of: gone) == nil)
+            #expect(try await store.eventNames() == [event("shared")])
+            #expect(try await store.statistics(of: event("solo")) == nil)
+            #expect(try await store.statistics(of: event("shared"))?.subscribers == 1)
+            #expect(try await store.statistics(of: .unicast(gone)) == nil)
+            #expect(try await store.statistics(of: .unicast(kept)) != nil)
+            #expect(try await store.statistics(of: .broadcast)?.subscribers == 1)
+            #expect(try await store.backlog().retries == 1)
+            #expect(try await store.deleteSubscriber(gone) == false)
+
+            // The last subscriber takes the broadcast statistics with it (§14.2).
+            #expect(try await store.deleteSubscriber(kept))
+            #expect(try await store.statistics(of: .broadcast) == nil)
+            let counts = try await store.counts()
+            #expect(counts.subscribers == 0)
+            #expect(counts.subscriptions == 0)
+            #expect(counts.events == 0)
+            #expect(counts.retries == 0)
+        }
+    }
+
+    @Test("incrementBadges: absent → 1, 3 → 4, abc → 1; returns the old values", arguments: StoreBackend.all)
+    func incrementBadges(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let absent = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            let three = try await store.register(apns(2, fields: SubscriberFields(badge: "3")), now: Clock.t0).subscriber.id
+            let text = try await store.register(apns(3, fields: SubscriberFields(badge: "abc")), now: Clock.t0).subscriber.id
+            let untouched = try await store.register(apns(4, fields: SubscriberFields(badge: "9")), now: Clock.t0).subscriber.id
+            let unknown = SubscriberID(rawValue: "nobody")
+
+            let before = try await store.incrementBadges(of: [absent, three, text, unknown])
+            #expect(before.count == 3)
+            #expect(before[absent] == .some(nil))
+            #expect(before[three] == .some("3"))
+            #expect(before[text] == .some("abc"))
+            #expect(before[unknown] == nil)
+
+            #expect(try await store.subscriber(absent)?.fields.badge == "1")
+            #expect(try await store.subscriber(three)?.fields.badge == "4")
+            #expect(try await store.subscriber(text)?.fields.badge == "1")
+            #expect(try await store.subscriber(untouched)?.fields.badge == "9")
+
+            let second = try await store.incrementBadges(of: [three])
+            #expect(second == [three: "4"])
+            #expect(try await store.subscriber(three)?.fields.badge == "5")
+            #expect(try await store.incrementBadges(of: []) == [:])
+        }
+    }
+
+    @Test("incrementBadges handles a whole page in one call", arguments: StoreBackend.all)
+    func incrementBadgesPage(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 500)
+            let before = try await store.incrementBadges(of: ids)
+            #expect(before.count == 500)
+            #expect(before.values.allSatisfy { $0 == nil })
+            let after = try await store.incrementBadges(of: ids)
+            #expect(after.values.allSatisfy { $0 == "1" })
+            #expect(try await store.subscriber(ids[499])?.fields.badge == "2")
+        }
+    }
+}

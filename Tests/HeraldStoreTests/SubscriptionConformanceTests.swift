@@ -1,0 +1,111 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// `SubscriptionStore`: single and bulk subscriptions, and events living exactly as long as their subscriptions (§3.2, §4.7–4.11).
+@Suite("Store conformance: subscriptions")
+struct SubscriptionConformanceTests {
+    @Test("subscribe creates the event, then overwrites the option", arguments: StoreBackend.all)
+    func subscribe(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            #expect(try await store.subscriptions(of: id)?.isEmpty == true)
+
+            #expect(try await store.subscribe(id, to: event("sport"), ignoreMessage: true, now: Clock.t0 + 5) == .created)
+            #expect(try await store.subscription(of: id, to: event("sport")) == true)
+            #expect(try await store.statistics(of: event("sport")) == EventStatistics(created: Clock.t0 + 5, subscribers: 1))
+
+            #expect(try await store.subscribe(id, to: event("sport"), ignoreMessage: false, now: Clock.t0 + 9) == .updated)
+            #expect(try await store.subscription(of: id, to: event("sport")) == false)
+            // Overwriting the option is not a new subscription: created stays.
+            #expect(try await store.statistics(of: event("sport"))?.created == Clock.t0 + 5)
+
+            let other = try await store.register(apns(2), now: Clock.t0).subscriber.id
+            #expect(try await store.subscribe(other, to: event("sport"), ignoreMessage: true, now: Clock.t0 + 20) == .created)
+            #expect(try await store.statistics(of: event("sport")) == EventStatistics(created: Clock.t0 + 5, subscribers: 2))
+        }
+    }
+
+    @Test("subscribing an unknown subscriber leaves nothing behind", arguments: StoreBackend.all)
+    func subscribeUnknown(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let unknown = SubscriberID(rawValue: "invalidid")
+            #expect(try await store.subscribe(unknown, to: event("unit-test1"), ignoreMessage: false, now: Clock.t0) == .unknownSubscriber)
+            #expect(try await store.statistics(of: event("unit-test1")) == nil)
+            #expect(try await store.eventNames().isEmpty)
+            #expect(try await store.counts() == .empty)
+            #expect(try await store.subscriptions(of: unknown) == nil)
+            #expect(try await store.subscription(of: unknown, to: event("unit-test1")) == nil)
+            #expect(try await store.unsubscribe(unknown, from: event("unit-test1")) == false)
+            #expect(try await store.replaceSubscriptions(of: unknown, with: [(event("a"), false)], now: Clock.t0) == false)
+            #expect(try await store.counts() == .empty)
+        }
+    }
+
+    @Test("subscriptions are listed in byte order with their options", arguments: StoreBackend.all)
+    func subscriptionsSorted(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            let names = ["b", "a", "B", "_x", "-y", "a.b", "@home", "Z9", "a:b"]
+            for (index, name) in names.enumerated() {
+                _ = try await store.subscribe(id, to: event(name), ignoreMessage: index % 2 == 0, now: Clock.t0)
+            }
+            let listed = try #require(try await store.subscriptions(of: id))
+            #expect(listed.map(\.event.rawValue) == ["-y", "@home", "B", "Z9", "_x", "a", "a.b", "a:b", "b"])
+            for (index, name) in names.enumerated() {
+                #expect(listed.first { $0.event.rawValue == name }?.ignoreMessage == (index % 2 == 0))
+            }
+            #expect(try await store.subscription(of: id, to: event("nope")) == nil)
+        }
+    }
+
+    @Test("unsubscribe deletes the event with its last subscription", arguments: StoreBackend.all)
+    func unsubscribe(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 2)
+            _ = try await store.subscribe(ids[0], to: event("e"), ignoreMessage: false, now: Clock.t0)
+            _ = try await store.subscribe(ids[1], to: event("e"), ignoreMessage: false, now: Clock.t0)
+
+            #expect(try await store.unsubscribe(ids[0], from: event("e")))
+            #expect(try await store.subscription(of: ids[0], to: event("e")) == nil)
+            #expect(try await store.statistics(of: event("e"))?.subscribers == 1)
+
+            #expect(try await store.unsubscribe(ids[1], from: event("e")))
+            #expect(try await store.statistics(of: event("e")) == nil)
+            #expect(try await store.eventNames().isEmpty)
+            // Not subscribed (any more) is still a success for a known subscriber.
+            #expect(try await store.unsubscribe(ids[1], from: event("e")))
+            #expect(try await store.counts().events == 0)
+        }
+    }
+
+    @Test("replaceSubscriptions makes the set equal, deleting emptied events", arguments: StoreBackend.all)
+    func replaceSubscriptions(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 2)
+            let (id, other) = (ids[0], ids[1])
+            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), false), (event("music"), true), (event("news"), false)], now: Clock.t0))
+            _ = try await store.subscribe(other, to: event("news"), ignoreMessage: false, now: Clock.t0 + 1)
+
+            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), true), (event("weather"), false), (event("weather"), true)], now: Clock.t0 + 10))
+            let listed = try #require(try await store.subscriptions(of: id))
+            #expect(listed.map(\.event.rawValue) == ["sport", "weather"])
+            #expect(listed.map(\.ignoreMessage) == [true, true])
+            // music lost its only subscriber; news keeps the other one.
+            #expect(try await store.statistics(of: event("music")) == nil)
+            #expect(try await store.statistics(of: event("news"))?.subscribers == 1)
+            #expect(try await store.statistics(of: event("sport"))?.created == Clock.t0)
+            #expect(try await store.statistics(of: event("weather"))?.created == Clock.t0 + 10)
+            #expect(try await store.eventNames().map(\.rawValue) == ["news", "sport", "weather"])
+
+            // Unchanged input is a success and changes nothing.
+            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), true), (event("weather"), true)], now: Clock.t0 + 20))
+            #expect(try await store.subscriptions(of: id)?.count == 2)
+
+            #expect(try await store.replaceSubscriptions(of: id, with: [], now: Clock.t0 + 30))
+            #expect(try await store.subscriptions(of: id)?.isEmpty == true)
+            #expect(try await store.eventNames().map(\.rawValue) == ["news"])
+            #expect(try await store.counts().subscriptions == 1)
+        }
+    }
+}
