@@ -130,7 +130,13 @@ let package = Package(
         .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore"]),
         .testTarget(
             name: "HeraldServerTests",
-            dependencies: ["HeraldServer", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore"]
+            dependencies: [
+                "HeraldServer", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", .target(name: "HeraldCLI")]),
     ]

@@ -10,7 +10,9 @@ import ServiceLifecycle
 /// pages whose outcomes are all recorded. After a crash the job is claimed again
 /// once its lease expires and resumes after the cursor, so every subscriber is
 /// served at least once and at most `inFlight` deliveries are repeated.
-public struct FanOutService: Service {
+public struct FanOutService: Service, CustomStringConvertible {
+    public var description: String { "FanOutService" }
+
     private let store: any HeraldStore
     private let engine: DeliveryEngine
     private let policy: DeliveryPolicy

@@ -4,7 +4,9 @@ import Logging
 import ServiceLifecycle
 
 /// Claims due retries from the store and tries them again, until they succeed or run out.
-public struct RetryService: Service {
+public struct RetryService: Service, CustomStringConvertible {
+    public var description: String { "RetryService" }
+
     private let store: any HeraldStore
     private let engine: DeliveryEngine
     private let policy: DeliveryPolicy

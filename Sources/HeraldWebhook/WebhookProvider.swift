@@ -48,6 +48,9 @@ public struct WebhookProvider: PushProvider {
             connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
         )
         configuration.httpVersion = .automatic
+        // Herald retries failed deliveries itself, persisted and with backoff; retrying the
+        // connection inside the client would hold a delivery slot until the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

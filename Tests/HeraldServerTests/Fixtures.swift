@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import Logging
 import Testing
 
 /// Helpers shared by the acceptance tests.
@@ -26,7 +27,8 @@ enum Fixtures {
 
 /// Starts a server, runs `body`, and stops the server whatever happens.
 func withHerald<T>(yaml: String = "", _ body: (TestHerald) async throws -> T) async throws -> T {
-    let herald = try await TestHerald.start(yaml: yaml)
+    let level = ProcessInfo.processInfo.environment["HERALD_TEST_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+    let herald = try await TestHerald.start(yaml: yaml, logLevel: level)
     do {
         let result = try await body(herald)
         try await herald.stop()

@@ -171,8 +171,9 @@ import Testing
               max_retry_delay: 0.05
             """
         try await withHerald(yaml: yaml) { herald in
-            // Port 9 (discard) is closed on loopback: every attempt is refused.
-            let id = try await Fixtures.register(herald, url: "http://127.0.0.1:9/refuses")
+            // A port that was just released: every attempt is refused.
+            let closedPort = try HeraldProcess.freePort()
+            let id = try await Fixtures.register(herald, url: "http://127.0.0.1:\(closedPort)/refuses")
             #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/e5").status == 201)
             #expect(try await herald.request(.POST, "/event/e5", form: "msg=1").status == 204)
             try await eventually {

@@ -104,7 +104,6 @@ public struct HeraldApplication: Sendable {
         var services: [any Service] = []
         services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
-        if let hub { services.append(hub) }
         if let udp = server.udp {
             if authorizer.usesBasicAuth && !authorizer.hasACL(for: .publish) {
                 logger.warning("UDP events are accepted from any address")
@@ -116,6 +115,9 @@ public struct HeraldApplication: Sendable {
                 onBound: { address in onUDP(address?.port ?? udp.port) }))
         }
         services.append(application)
+        // Shut down first (services stop in reverse order): open event streams end, so the
+        // HTTP server's graceful shutdown does not wait on them.
+        if let hub { services.append(hub) }
         self.services = services
     }
 

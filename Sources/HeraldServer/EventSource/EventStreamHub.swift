@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// Each listener gets a bounded buffer; one that falls that far behind is disconnected
 /// rather than buffered without bound.
-public final class EventStreamHub: Service, Sendable {
+public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
+    public var description: String { "EventStreamHub" }
+
     /// What a listener's stream carries.
     public typealias Stream = AsyncStream<ByteBuffer>
 

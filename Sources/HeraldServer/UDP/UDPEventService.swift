@@ -5,7 +5,9 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The rs/pushd UDP event port (§13): compressed `POST`/`DELETE /event/...` datagrams, never answered.
-public struct UDPEventService: Service {
+public struct UDPEventService: Service, CustomStringConvertible {
+    public var description: String { "UDPEventService" }
+
     private let host: String
     private let port: Int
     private let publisher: Publisher
