@@ -37,7 +37,7 @@ struct Serve: AsyncParsableCommand {
             }
             let logger = Logger(label: "herald")
             for warning in loaded.warnings { logger.warning("\(warning)") }
-            application = try HeraldApplication(configuration: loaded.configuration, logger: logger)
+            application = try await HeraldApplication(configuration: loaded.configuration, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("herald: configuration error: \(error)\n".utf8))
             throw ExitCode(78)

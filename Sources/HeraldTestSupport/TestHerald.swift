@@ -55,7 +55,7 @@ public final class TestHerald: Sendable {
         var bound = HeraldApplication.BoundAddresses()
         bound.http = { httpContinuation.yield($0) }
         bound.udp = { udpContinuation.yield($0) }
-        let application = try HeraldApplication(configuration: configuration, logger: logger, bound: bound)
+        let application = try await HeraldApplication(configuration: configuration, logger: logger, bound: bound)
         let group = ServiceGroup(configuration: .init(services: application.services.map { .init(service: $0) }, logger: logger))
         let finished = Task { try await application.runAndClose { try await group.run() } }
         var port = 0

@@ -14,7 +14,7 @@ public struct WebhookKind: ProviderKind {
     /// `max_concurrent` (deliveries in flight, default 256), `max_connections_per_host` (default 64).
     public var optionKeys: Set<String> { ["connect_timeout", "timeout", "max_concurrent", "max_connections_per_host"] }
 
-    public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) throws -> any PushProvider {
+    public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider {
         var settings = WebhookProvider.Settings()
         if let seconds = try options.seconds("connect_timeout") { settings.connectTimeout = .milliseconds(Int64(seconds * 1000)) }
         if let seconds = try options.seconds("timeout") { settings.requestTimeout = .milliseconds(Int64(seconds * 1000)) }

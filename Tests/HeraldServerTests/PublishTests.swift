@@ -183,8 +183,19 @@ import Testing
             #expect(try await herald.request(.GET, "/subscriber/\(id)").status == 200, "one exhausted delivery is below the threshold")
             #expect(try await herald.request(.POST, "/event/e5", form: "msg=2").status == 204)
             try await eventually { try await herald.request(.GET, "/subscriber/\(id)").status == 404 }
-            let feedback = try await herald.application.store.feedback(after: nil, since: nil, limit: 100)
-            #expect(feedback.contains { $0.subscriberID.rawValue == id && $0.reason == "failures:2" && $0.action == .unregistered })
+            let feedback = try await herald.request(.GET, "/feedback")
+            #expect(feedback.status == 200)
+            let object = try #require(try Fixtures.json(feedback.body) as? [String: Any])
+            let entries = try #require(object["entries"] as? [[String: Any]])
+            let unregistration = try #require(entries.first { $0["action"] as? String == "unregistered" })
+            #expect(unregistration["subscriber"] as? String == id)
+            #expect(unregistration["reason"] as? String == "failures:2")
+            #expect(unregistration["proto"] as? String == "http")
+            #expect(entries.contains { $0["action"] as? String == "failed" }, "the failures themselves are recorded")
+            let next = try #require(object["next"] as? Int)
+            let empty = try Fixtures.json(try await herald.request(.GET, "/feedback?after=\(next)").body) as? [String: Any]
+            #expect((empty?["entries"] as? [Any])?.isEmpty == true)
+            #expect(try await herald.request(.GET, "/feedback?limit=x").status == 400)
             #expect(try await herald.request(.GET, "/event/e5").status == 404, "the event went with its only subscriber")
         }
     }

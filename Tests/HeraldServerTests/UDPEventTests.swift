@@ -44,6 +44,28 @@ import Testing
         }
     }
 
+    @Test func datagramsAreCheckedByTheACLEvenWithBasicAuth() async throws {
+        let yaml = """
+            server:
+              udp: {port: 1}
+              auth:
+                admin: {password: secret, realms: [register, publish, listen]}
+              acl:
+                publish: [127.0.0.0/8]
+            """
+        try await withHerald(yaml: yaml) { herald in
+            let port = try #require(herald.udpPort)
+            let credentials = "Basic " + Data("admin:secret".utf8).base64EncodedString()
+            let stream = try await EventStreamClient.connect(
+                herald.baseURL + "/subscribe?events=e6", headers: [("Accept", "text/event-stream"), ("Authorization", credentials)])
+            #expect(stream.status == 200)
+            try await stream.waitFor("\n")
+            try await send("POST /event/e6?msg=over+udp", compression: .zlib(), to: port)
+            try await stream.waitFor("over udp")
+            stream.close()
+        }
+    }
+
     @Test func datagramDecoding() throws {
         var zlib = ByteBuffer(string: "post   /event/a%40b?msg=x y")
         let decoded = try #require(EventDatagram.decode(try zlib.compress(with: .zlib())))

@@ -24,7 +24,7 @@ public protocol ProviderKind: Sendable {
     /// Option keys this kind accepts besides `kind` (unknown keys are a configuration error).
     var optionKeys: Set<String> { get }
     /// Builds the provider called `name` from its options section.
-    func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) throws -> any PushProvider
+    func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider
 }
 
 /// The provider kinds a server knows, by name.

@@ -42,7 +42,7 @@ public struct HeraldApplication: Sendable {
         kinds: ProviderKindRegistry = HeraldApplication.standardKinds,
         logger: Logger,
         bound: BoundAddresses = BoundAddresses()
-    ) throws {
+    ) async throws {
         self.logger = logger
         let server = configuration.server
 
@@ -52,19 +52,6 @@ public struct HeraldApplication: Sendable {
         }
         let users = server.auth.mapValues { Authorizer.User(password: $0.password, realms: $0.realms) }
         let authorizer = Authorizer(users: users, acls: acls)
-
-        var built: [any PushProvider] = []
-        let environment = ProviderEnvironment(
-            extraTrustRootFiles: configuration.outbound.caFile.map { [$0] } ?? [],
-            logger: logger.child("herald.provider"))
-        for (name, provider) in configuration.providers {
-            guard let kind = kinds.kind(named: provider.kind) else {
-                throw ConfigurationError(key: "providers.\(name).kind", "unknown kind \"\(provider.kind)\"")
-            }
-            built.append(try kind.makeProvider(name: name, options: provider.options, environment: environment))
-        }
-        let providers = ProviderSet(built)
-        self.providers = providers
 
         let store: any HeraldStore
         switch try DatabaseLocation.parse(server.database) {
@@ -79,6 +66,26 @@ public struct HeraldApplication: Sendable {
         }
         self.store = store
 
+        // Providers own connections that must be released, so a failure half-way releases those built so far.
+        var built: [any PushProvider] = []
+        let environment = ProviderEnvironment(
+            extraTrustRootFiles: configuration.outbound.caFile.map { [$0] } ?? [],
+            logger: logger.child("herald.provider"))
+        do {
+            for (name, provider) in configuration.providers {
+                guard let kind = kinds.kind(named: provider.kind) else {
+                    throw ConfigurationError(key: "providers.\(name).kind", "unknown kind \"\(provider.kind)\"")
+                }
+                built.append(try await kind.makeProvider(name: name, options: provider.options, environment: environment))
+            }
+        } catch {
+            await ProviderSet(built).shutdown()
+            try? await store.close()
+            throw error
+        }
+        let providers = ProviderSet(built)
+        self.providers = providers
+
         let policy = configuration.delivery.policy
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
         let fanOutWakeUp = WakeUpSignal()
@@ -92,6 +99,7 @@ public struct HeraldApplication: Sendable {
         router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger))
         PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger)
             .register(on: router)
+        AdminRoutes(store: store, authorizer: authorizer).register(on: router)
 
         let onHTTP = bound.http
         let application = Application(

@@ -1,0 +1,75 @@
+import HeraldCore
+import HeraldStore
+import HTTPTypes
+import Hummingbird
+
+/// Herald's own operator routes (realm `admin`): the feedback log.
+public struct AdminRoutes: Sendable {
+    /// Most entries one `GET /feedback` returns.
+    public static let maxFeedbackPage = 1000
+
+    let store: any HeraldStore
+    let authorizer: Authorizer
+
+    /// Creates the routes.
+    public init(store: any HeraldStore, authorizer: Authorizer) {
+        self.store = store
+        self.authorizer = authorizer
+    }
+
+    /// Adds the routes to `router`.
+    public func register(on router: Router<HeraldRequestContext>) {
+        let authorizer = self.authorizer
+        router.get("/feedback") { request, context -> Response in
+            try authorizer.authorize(request, context: context, realm: .admin)
+            return try await feedback(request)
+        }
+    }
+
+    /// `GET /feedback?since=<unix seconds>&after=<id>&limit=<n>`: what the push services reported
+    /// and which subscribers were unregistered, oldest first, so a back-end can clean its own records.
+    ///
+    /// Answers `{"entries":[...],"next":<id>}`; pass `next` back as `after` to continue.
+    func feedback(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        func integer(_ name: String) throws(APIError) -> Int64? {
+            guard let text = query[name[...]] else { return nil }
+            guard let value = Int64(text), value >= 0 else { throw .invalidValue(name) }
+            return value
+        }
+        let since = try integer("since")
+        let after = try integer("after")
+        let limit = Int(min(try integer("limit") ?? 100, Int64(Self.maxFeedbackPage)))
+        let entries = try await store.feedback(after: after, since: since, limit: max(1, limit))
+
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("entries")
+        writer.beginArray()
+        for entry in entries {
+            writer.beginObject()
+            writer.key("id")
+            writer.number(entry.id)
+            writer.key("time")
+            writer.number(entry.time)
+            writer.key("subscriber")
+            writer.string(entry.subscriberID.rawValue)
+            writer.key("proto")
+            writer.string(entry.proto)
+            writer.key("token")
+            writer.string(entry.token)
+            writer.key("status")
+            if let status = entry.status { writer.number(status) } else { writer.null() }
+            writer.key("reason")
+            writer.string(entry.reason)
+            writer.key("action")
+            writer.string(entry.action.rawValue)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("next")
+        if let last = entries.last?.id { writer.number(last) } else if let after { writer.number(after) } else { writer.null() }
+        writer.endObject()
+        return .json(writer.text)
+    }
+}
