@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldStore
 import Logging
+import Metrics
 
 /// Renders, sends and settles deliveries: the work shared by fan-out and retries.
 ///
@@ -23,13 +24,14 @@ public struct DeliveryEngine: Sendable {
         policy: DeliveryPolicy,
         logger: Logger,
         retryWakeUp: WakeUpSignal = WakeUpSignal(),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
         nowMillis: @escaping @Sendable () -> Int64 = { Clock.nowMillis() }
     ) {
         self.store = store
         self.providers = providers
         self.policy = policy
         self.logger = logger
-        self.metrics = PipelineMetrics(providerNames: Array(providers.byName.keys))
+        self.metrics = PipelineMetrics(providerNames: Array(providers.byName.keys), factory: metricsFactory)
         self.nowMillis = nowMillis
         self.retryWakeUp = retryWakeUp
     }

@@ -6,19 +6,21 @@ struct PipelineMetrics: Sendable {
     private let deliveries: [String: [DeliveryOutcome.Class: Counter]]
     private let latency: [String: Metrics.Timer]
     private let retries: [String: Counter]
+    private let factory: any MetricsFactory
 
-    init(providerNames: [String]) {
+    init(providerNames: [String], factory: any MetricsFactory) {
+        self.factory = factory
         var deliveries: [String: [DeliveryOutcome.Class: Counter]] = [:]
         var latency: [String: Metrics.Timer] = [:]
         var retries: [String: Counter] = [:]
         for name in providerNames {
             var byOutcome: [DeliveryOutcome.Class: Counter] = [:]
             for outcome in DeliveryOutcome.Class.allCases {
-                byOutcome[outcome] = Counter(label: "herald_deliveries_total", dimensions: [("provider", name), ("outcome", outcome.rawValue)])
+                byOutcome[outcome] = Counter(label: "herald_deliveries_total", dimensions: [("provider", name), ("outcome", outcome.rawValue)], factory: factory)
             }
             deliveries[name] = byOutcome
-            latency[name] = Metrics.Timer(label: "herald_delivery_duration_seconds", dimensions: [("provider", name)], preferredDisplayUnit: .seconds)
-            retries[name] = Counter(label: "herald_retries_total", dimensions: [("provider", name)])
+            latency[name] = Metrics.Timer(label: "herald_delivery_duration_seconds", dimensions: [("provider", name)], factory: factory)
+            retries[name] = Counter(label: "herald_retries_total", dimensions: [("provider", name)], factory: factory)
         }
         self.deliveries = deliveries
         self.latency = latency
@@ -37,6 +39,6 @@ struct PipelineMetrics: Sendable {
     func recordUnregistration(reason: String) {
         // Reasons like `failures:5` are folded so the label set stays small.
         let label = reason.hasPrefix("failures:") ? "failures" : reason
-        Counter(label: "herald_unregistrations_total", dimensions: [("reason", label)]).increment()
+        Counter(label: "herald_unregistrations_total", dimensions: [("reason", label)], factory: factory).increment()
     }
 }

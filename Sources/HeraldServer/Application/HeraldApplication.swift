@@ -33,6 +33,8 @@ public struct HeraldApplication: Sendable {
     public let store: any HeraldStore
     /// The providers, shut down after every service has stopped.
     public let providers: ProviderSet
+    /// The Prometheus registry behind `GET /metrics`.
+    public let metrics: ServerMetrics
     private let logger: Logger
 
     /// Builds everything; throws ``ConfigurationError`` for settings that cannot work
@@ -89,17 +91,20 @@ public struct HeraldApplication: Sendable {
         let policy = configuration.delivery.policy
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
         let fanOutWakeUp = WakeUpSignal()
-        let engine = DeliveryEngine(store: store, providers: providers, policy: policy, logger: logger.child("herald.delivery"))
+        let metrics = ServerMetrics()
+        self.metrics = metrics
+        let engine = DeliveryEngine(
+            store: store, providers: providers, policy: policy, logger: logger.child("herald.delivery"), metricsFactory: metrics.factory)
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered, logger: logger.child("herald.sse"))
             : nil
-        let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger)
+        let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger, metrics: metrics)
 
         let router = Router(context: HeraldRequestContext.self)
-        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger))
+        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: metrics))
         PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger)
             .register(on: router)
-        AdminRoutes(store: store, authorizer: authorizer).register(on: router)
+        AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub).register(on: router)
 
         let onHTTP = bound.http
         let application = Application(
@@ -119,7 +124,7 @@ public struct HeraldApplication: Sendable {
             let onUDP = bound.udp
             services.append(UDPEventService(
                 host: udp.host, port: udp.port, publisher: publisher, authorizer: authorizer,
-                accessLog: server.accessLog, logger: logger,
+                accessLog: server.accessLog, logger: logger, metrics: metrics,
                 onBound: { address in onUDP(address?.port ?? udp.port) }))
         }
         services.append(application)

@@ -11,6 +11,7 @@ struct ErrorMiddleware: RouterMiddleware {
 
     let accessLog: Bool
     let logger: Logger
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response: Response
@@ -26,6 +27,8 @@ struct ErrorMiddleware: RouterMiddleware {
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             response = APIError.unavailable.response
         }
+        let route = context.endpointPath ?? "unmatched"
+        metrics.request(route: route, method: request.method.rawValue, status: Int(response.status.code))
         if accessLog {
             logger.info("\(request.method) \(request.uri) \(response.status.code)")
         }

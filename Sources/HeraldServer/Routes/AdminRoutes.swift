@@ -2,19 +2,24 @@ import HeraldCore
 import HeraldStore
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
-/// Herald's own operator routes (realm `admin`): the feedback log.
+/// Herald's own operator routes (realm `admin`): metrics and the feedback log.
 public struct AdminRoutes: Sendable {
     /// Most entries one `GET /feedback` returns.
     public static let maxFeedbackPage = 1000
 
     let store: any HeraldStore
     let authorizer: Authorizer
+    let metrics: ServerMetrics
+    let hub: EventStreamHub?
 
     /// Creates the routes.
-    public init(store: any HeraldStore, authorizer: Authorizer) {
+    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?) {
         self.store = store
         self.authorizer = authorizer
+        self.metrics = metrics
+        self.hub = hub
     }
 
     /// Adds the routes to `router`.
@@ -24,6 +29,21 @@ public struct AdminRoutes: Sendable {
             try authorizer.authorize(request, context: context, realm: .admin)
             return try await feedback(request)
         }
+        router.get("/metrics") { request, context -> Response in
+            try authorizer.authorize(request, context: context, realm: .admin)
+            return try await prometheusText()
+        }
+    }
+
+    /// `GET /metrics`: the Prometheus text exposition format, with the backlog and listener gauges sampled now.
+    func prometheusText() async throws -> Response {
+        let backlog = try await store.backlog()
+        metrics.sample(jobs: backlog.jobs, retries: backlog.retries, listeners: hub?.listenerCount ?? 0)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer()))
+        )
     }
 
     /// `GET /feedback?since=<unix seconds>&after=<id>&limit=<n>`: what the push services reported

@@ -11,9 +11,11 @@ public struct Publisher: Sendable {
     let hub: EventStreamHub?
     let wakeUp: WakeUpSignal
     let logger: Logger
+    let metrics: ServerMetrics?
 
     /// Creates a publisher.
-    public init(store: any HeraldStore, hub: EventStreamHub?, wakeUp: WakeUpSignal, logger: Logger) {
+    public init(store: any HeraldStore, hub: EventStreamHub?, wakeUp: WakeUpSignal, logger: Logger, metrics: ServerMetrics? = nil) {
+        self.metrics = metrics
         self.store = store
         self.hub = hub
         self.wakeUp = wakeUp
@@ -25,6 +27,16 @@ public struct Publisher: Sendable {
     /// - Throws: ``APIError`` 400 for an invalid payload, 404 for a unicast to an unknown id,
     ///   503 when the store cannot be used. Nothing is published when it throws.
     public func publish(_ payload: BodyValue, to event: EventName) async throws(APIError) {
+        do {
+            try await enqueue(payload, to: event)
+            metrics?.publishAccepted()
+        } catch {
+            metrics?.publishRejected(status: Int(error.status.code))
+            throw error
+        }
+    }
+
+    private func enqueue(_ payload: BodyValue, to event: EventName) async throws(APIError) {
         let notification: PublishedEvent
         do {
             notification = try PayloadCompiler.compile(payload, event: event.rawValue)

@@ -14,6 +14,7 @@ public struct UDPEventService: Service, CustomStringConvertible {
     private let authorizer: Authorizer
     private let accessLog: Bool
     private let logger: Logger
+    private let metrics: ServerMetrics?
     private let onBound: @Sendable (SocketAddress?) -> Void
 
     /// Largest datagram read; anything longer is truncated by the kernel and then fails to decompress.
@@ -22,6 +23,7 @@ public struct UDPEventService: Service, CustomStringConvertible {
     /// Creates the service; `onBound` learns the bound address (tests bind port 0).
     public init(
         host: String, port: Int, publisher: Publisher, authorizer: Authorizer, accessLog: Bool, logger: Logger,
+        metrics: ServerMetrics? = nil,
         onBound: @escaping @Sendable (SocketAddress?) -> Void = { _ in }
     ) {
         self.host = host
@@ -30,6 +32,7 @@ public struct UDPEventService: Service, CustomStringConvertible {
         self.authorizer = authorizer
         self.accessLog = accessLog
         self.logger = logger
+        self.metrics = metrics
         self.onBound = onBound
     }
 
@@ -59,9 +62,11 @@ public struct UDPEventService: Service, CustomStringConvertible {
     func handle(_ data: ByteBuffer, from address: SocketAddress) async {
         guard let datagram = EventDatagram.decode(data) else {
             logger.info("UDP Cannot decode message")
+            metrics?.datagram("undecodable")
             return
         }
         let status = await act(on: datagram, from: address)
+        metrics?.datagram(status == 204 ? "accepted" : "refused")
         if accessLog {
             logger.info("UDP/\(datagram.method) \(datagram.path) \(status)")
         }
