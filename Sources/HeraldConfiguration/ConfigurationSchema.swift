@@ -40,6 +40,7 @@ enum ConfigurationSchema {
         "in_flight": .scalar,
         "concurrent_jobs": .scalar,
         "lease_duration": .scalar,
+        "max_backlog": .scalar,
     ]
 
     /// `compat.apns_ms` (`compat.md` §4.1).

@@ -21,6 +21,9 @@ extension HeraldConfiguration {
         public var concurrentJobs: Int
         /// How long a node holds a job before another may take it over (`lease_duration`, seconds); default 30 s, more than 0.
         public var leaseDuration: Duration
+        /// Accepted work not yet done (publish jobs plus pending retries) beyond which publishing answers
+        /// 503 with `Retry-After` instead of accepting what cannot be served (`max_backlog`); default 100000, 0 = no bound.
+        public var maxBacklog: Int
 
         /// Creates a delivery section; every argument defaults to the documented default.
         public init(
@@ -31,7 +34,8 @@ extension HeraldConfiguration {
             batchSize: Int = 500,
             inFlight: Int = 2000,
             concurrentJobs: Int = 4,
-            leaseDuration: Duration = .seconds(30)
+            leaseDuration: Duration = .seconds(30),
+            maxBacklog: Int = 100_000
         ) {
             self.maxFailures = maxFailures
             self.maxAttempts = maxAttempts
@@ -41,6 +45,7 @@ extension HeraldConfiguration {
             self.inFlight = inFlight
             self.concurrentJobs = concurrentJobs
             self.leaseDuration = leaseDuration
+            self.maxBacklog = maxBacklog
         }
 
         /// Reads `delivery`, or the defaults when it is absent.
@@ -57,6 +62,7 @@ extension HeraldConfiguration {
             concurrentJobs = try section.int("concurrent_jobs", atLeast: 1) ?? concurrentJobs
             // A zero lease would let every node take over every job at once.
             leaseDuration = try section.duration("lease_duration", minimum: .milliseconds(1)) ?? leaseDuration
+            maxBacklog = try section.int("max_backlog", atLeast: 0) ?? maxBacklog
             guard maxRetryDelay >= retryDelay else {
                 let key = section.contains("max_retry_delay") ? "max_retry_delay" : "retry_delay"
                 throw ConfigurationError(key: section.keyPath(key), "max_retry_delay must not be shorter than retry_delay")

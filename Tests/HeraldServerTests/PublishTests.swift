@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 /// Publishing, statistics and webhook delivery: acceptance sequences 12, 13, 15–18, 20, 26, 27 of §16.
@@ -208,5 +209,41 @@ import Testing
             }
             #expect(try await herald.request(.GET, "/events").body == #"["Zed","music","sport"]"#)
         }
+    }
+}
+
+/// Back-pressure: a full backlog refuses publishes with 503 and `Retry-After`, and recovers.
+@Suite struct BackPressureTests {
+    @Test func fullBacklogAnswers503UntilItDrains() async throws {
+        let release = ReleaseSwitch()
+        try await withHerald(yaml: "delivery:\n  max_backlog: 1\n") { herald in
+            try await withReceiver(behaviour: { _ in
+                await release.wait()
+                return .ok
+            }) { receiver in
+                let id = try await Fixtures.register(herald, url: receiver.url("/slow"))
+                #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/e").status == 201)
+                #expect(try await herald.request(.POST, "/event/e", form: "msg=1").status == 204)
+                // The first job cannot finish while the receiver holds its answer.
+                try await eventually {
+                    let response = try await herald.request(.POST, "/event/e", form: "msg=2")
+                    return response.status == 503 && response.header("Retry-After") == "5"
+                }
+                release.open()
+                try await eventually { try await herald.request(.POST, "/event/e", form: "msg=3").status == 204 }
+                #expect(try await herald.request(.POST, "/event/e", form: "foo=bar").status == 400, "validation still comes first")
+            }
+        }
+    }
+}
+
+/// A latch the test opens to let a held webhook answer go.
+final class ReleaseSwitch: Sendable {
+    private let isOpen = Mutex(false)
+
+    func open() { isOpen.withLock { $0 = true } }
+
+    func wait() async {
+        while !isOpen.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
     }
 }

@@ -98,7 +98,8 @@ public struct HeraldApplication: Sendable {
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered, logger: logger.child("herald.sse"))
             : nil
-        let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger, metrics: metrics)
+        let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger, metrics: metrics,
+            maxBacklog: configuration.delivery.maxBacklog)
 
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: metrics))

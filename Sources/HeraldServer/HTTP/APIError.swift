@@ -16,6 +16,8 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case jsonNull
         /// 401 with the Basic challenge.
         case unauthorized
+        /// 503 with `Retry-After`: too much accepted work is waiting.
+        case overloaded(retryAfterSeconds: Int)
     }
 
     private let kind: Kind
@@ -42,6 +44,8 @@ public struct APIError: Error, HTTPResponseError, Equatable {
     public static let bodyTooLarge = APIError(.json(.contentTooLarge, "Request body too large"))
     /// 503 (bare): the database cannot be used.
     public static let unavailable = APIError(.bare(.serviceUnavailable))
+    /// 503 (bare) with `Retry-After`: the backlog is over its bound, try again later.
+    public static func overloaded(retryAfterSeconds: Int) -> APIError { APIError(.overloaded(retryAfterSeconds: retryAfterSeconds)) }
     /// 400 `Invalid event name <name>`.
     public static func invalidEventName(_ name: String) -> APIError { .badRequest("Invalid event name \(name)") }
     /// 400 ``Invalid value for `<field>'``.
@@ -52,6 +56,7 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case .json(let status, _), .bare(let status): status
         case .jsonNull: .notFound
         case .unauthorized: .unauthorized
+        case .overloaded: .serviceUnavailable
         }
     }
 
@@ -82,6 +87,10 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case .unauthorized:
             var response = Response.bare(.unauthorized, body: "Unauthorized")
             response.headers[.wwwAuthenticate] = "Basic realm=\"Authorization Required\""
+            return response
+        case .overloaded(let seconds):
+            var response = Response.bare(.serviceUnavailable)
+            response.headers[.retryAfter] = String(seconds)
             return response
         }
     }

@@ -12,10 +12,12 @@ public struct Publisher: Sendable {
     let wakeUp: WakeUpSignal
     let logger: Logger
     let metrics: ServerMetrics?
+    let gate: BacklogGate
 
-    /// Creates a publisher.
-    public init(store: any HeraldStore, hub: EventStreamHub?, wakeUp: WakeUpSignal, logger: Logger, metrics: ServerMetrics? = nil) {
+    /// Creates a publisher; `maxBacklog` bounds accepted-but-undone work (0: no bound).
+    public init(store: any HeraldStore, hub: EventStreamHub?, wakeUp: WakeUpSignal, logger: Logger, metrics: ServerMetrics? = nil, maxBacklog: Int = 0) {
         self.metrics = metrics
+        self.gate = BacklogGate(store: store, limit: maxBacklog)
         self.store = store
         self.hub = hub
         self.wakeUp = wakeUp
@@ -43,6 +45,7 @@ public struct Publisher: Sendable {
         } catch {
             throw .badRequest(error.reason)
         }
+        try await gate.admit()
         let audience: PublishAudience = switch event.audience {
         case .subscribers: .subscribers(event)
         case .broadcast: .broadcast
@@ -77,6 +80,7 @@ public struct Publisher: Sendable {
         } catch {
             throw .badRequest(error.reason)
         }
+        try await gate.admit()
         do {
             let result = try await store.enqueue(.test(id), notification: notification, now: Clock.nowSeconds())
             guard case .queued = result else { return false }
