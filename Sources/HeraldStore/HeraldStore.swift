@@ -23,6 +23,11 @@ public protocol SubscriberStore: Sendable {
     /// - Returns: the stored subscriber and whether it was created.
     func register(_ registration: SubscriberRegistration, now: Int64) async throws -> (subscriber: Subscriber, created: Bool)
 
+    /// Registers many subscribers in one transaction, each as ``register(_:now:)`` does, and subscribes
+    /// each (not silent) to `event` when given. For seeding and imports.
+    /// - Returns: the ids, in the order of `registrations`.
+    func registerMany(_ registrations: [SubscriberRegistration], subscribingTo event: EventName?, now: Int64) async throws -> [SubscriberID]
+
     /// The subscriber with `id`, or `nil`.
     func subscriber(_ id: SubscriberID) async throws -> Subscriber?
 

@@ -29,6 +29,24 @@ struct SubscriberConformanceTests {
         }
     }
 
+    @Test("registerMany registers and subscribes in one call, idempotently", arguments: StoreBackend.all)
+    func registerManyRegistersAndSubscribes(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let existing = try await store.register(apns(1, fields: SubscriberFields(lang: "fr")), now: Clock.t0)
+            let event = try #require(EventName("bulk"))
+            let ids = try await store.registerMany((0..<300).map { apns($0) }, subscribingTo: event, now: Clock.t0 + 10)
+            #expect(ids.count == 300)
+            #expect(Set(ids).count == 300)
+            #expect(ids[1] == existing.subscriber.id, "an existing (proto, token) keeps its id")
+            #expect(try await store.subscriber(ids[1])?.fields.lang == "fr")
+            #expect(try await store.statistics(of: event)?.subscribers == 300)
+            let again = try await store.registerMany([apns(5), apns(300)], subscribingTo: nil, now: Clock.t0 + 20)
+            #expect(again[0] == ids[5])
+            #expect(try await store.counts().subscribers == 301)
+            #expect(try await store.counts().subscriptions == 300)
+        }
+    }
+
     @Test("register is idempotent: same id, created kept, fields merged, failures reset", arguments: StoreBackend.all)
     func registerIsIdempotent(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
