@@ -1,0 +1,21 @@
+extension APNsSimulator {
+    /// Counters describing what the simulator has seen so far.
+    public struct Statistics: Sendable, Hashable {
+        /// Requests received (complete HEADERS and body), whatever their outcome.
+        public var requests: Int = 0
+        /// Requests answered `200`.
+        public var accepted: Int = 0
+        /// Error answers by `reason`, injected ones included.
+        public var rejections: [String: Int] = [:]
+        /// TCP connections accepted.
+        public var connections: Int = 0
+        /// The most streams any one connection had open at once.
+        public var maxConcurrentStreamsObserved: Int = 0
+        /// `SETTINGS` frames sent after the first one to raise `SETTINGS_MAX_CONCURRENT_STREAMS`.
+        public var maxConcurrentStreamsRaises: Int = 0
+        /// Connections ended with `GOAWAY PROTOCOL_ERROR` for opening more streams than advertised.
+        public var maxConcurrentStreamsViolations: Int = 0
+        /// `GOAWAY` frames sent, for any reason.
+        public var goAwaysSent: Int = 0
+    }
+}

@@ -1,0 +1,224 @@
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A faithful local imitation of the APNs HTTP/2 provider API (providers.md §1), for tests, benchmarks and
+/// `herald simulate apns`.
+///
+/// It validates requests in the order of §1.9, authenticates with ES256 provider tokens or TLS client certificates,
+/// advertises and enforces `SETTINGS_MAX_CONCURRENT_STREAMS` as APNs does (1 until the first valid token, then
+/// ``Configuration/authenticatedMaxConcurrentStreams``), keeps device state (unregistered and bad tokens), injects
+/// faults from a seeded generator, and records what it accepted.
+///
+/// ```swift
+/// let simulator = APNsSimulator(configuration: .init(
+///     teamID: "TEAM123456", signingKeys: ["KEY1234567": key.publicKey],
+///     topics: ["com.example.app"], certificateAuthority: try SimulatorCertificateAuthority()))
+/// let port = try await simulator.start()
+/// ```
+public final class APNsSimulator: Sendable {
+    /// The configuration the simulator was created with.
+    public let configuration: Configuration
+    let store: APNsSimulatorStore
+    private let serverChannel = Mutex<(any Channel)?>(nil)
+
+    /// Creates a simulator; nothing listens until ``start()``.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.store = APNsSimulatorStore(seed: configuration.seed, recordTokens: configuration.recordTokens)
+    }
+
+    /// Binds ``Configuration/host``:``Configuration/port`` and starts serving; returns the bound port.
+    ///
+    /// Calling it again while the simulator runs returns the same port.
+    public func start() async throws -> Int {
+        if let port = self.port {
+            return port
+        }
+        let verifier = try await APNsProviderTokenVerifier.make(keys: self.configuration.signingKeys)
+        let processor = APNsRequestProcessor(configuration: self.configuration, store: self.store, verifier: verifier)
+        let sslContext = try self.configuration.certificateAuthority.map { authority in
+            try NIOSSLContext(
+                configuration: authority.serverTLSConfiguration(
+                    clientCertificates: self.configuration.clientCertificateAuthentication ? .optional : .none
+                )
+            )
+        }
+        let initializer = APNsChannelInitializer(
+            configuration: self.configuration,
+            store: self.store,
+            processor: processor,
+            sslContext: sslContext
+        )
+        let group = self.configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try initializer.initialize(channel) }
+            }
+            .bind(host: self.configuration.host, port: self.configuration.port)
+            .get()
+        self.serverChannel.withLock { $0 = channel }
+        let port = channel.localAddress?.port ?? self.configuration.port
+        self.configuration.logger.info(
+            "APNs simulator listening",
+            metadata: [
+                "address": "\(self.configuration.host):\(port)",
+                "tls": "\(self.configuration.certificateAuthority != nil)",
+                "sandbox": "\(self.configuration.sandbox)",
+            ]
+        )
+        return port
+    }
+
+    /// The bound port while the simulator runs.
+    public var port: Int? {
+        self.serverChannel.withLock { $0?.localAddress?.port }
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() async {
+        let channel = self.serverChannel.withLock { channel in
+            defer { channel = nil }
+            return channel
+        }
+        try? await channel?.close()
+        // Closed together: a TLS close waits for the peer's close_notify (or a timeout), which must not add up.
+        await withTaskGroup(of: Void.self) { group in
+            for connection in self.openConnections() {
+                group.addTask { try? await connection.channel.close() }
+            }
+        }
+        if channel != nil {
+            self.configuration.logger.info("APNs simulator stopped")
+        }
+    }
+
+    // MARK: Device state
+
+    /// Makes `token` answer `410 Unregistered` with `timestampMillis` (milliseconds since 1970) from now on.
+    public func unregister(token: String, at timestampMillis: Int64) {
+        self.store.state.withLock { $0.unregistered[token.lowercased()] = timestampMillis }
+    }
+
+    /// Makes `token` answer `400 BadDeviceToken` from now on (e.g. a token of the other environment).
+    public func markBadToken(_ token: String) {
+        self.store.state.withLock { _ = $0.badTokens.insert(token.lowercased()) }
+    }
+
+    /// Registers `token` for `bundleIDs` only: other topics get `400 DeviceTokenNotForTopic`. Tokens never
+    /// registered accept every topic.
+    public func register(token: String, forTopics bundleIDs: Set<String>) {
+        self.store.state.withLock { $0.tokenTopics[token.lowercased()] = bundleIDs }
+    }
+
+    /// Forgets everything said about `token`: unregistration, badness and topics.
+    public func restore(token: String) {
+        let key = token.lowercased()
+        self.store.state.withLock { state in
+            state.unregistered.removeValue(forKey: key)
+            state.badTokens.remove(key)
+            state.tokenTopics.removeValue(forKey: key)
+        }
+    }
+
+    // MARK: Fault injection
+
+    /// The current random fault plan.
+    public var faults: Faults {
+        self.store.state.withLock { $0.faults }
+    }
+
+    /// Replaces the random fault plan; takes effect for the next request.
+    public func setFaults(_ faults: Faults) {
+        precondition(
+            faults.internalServerErrorRate + faults.serviceUnavailableRate + faults.tooManyRequestsRate
+                + faults.hangRate <= 1.000_001,
+            "fault rates must add up to at most 1"
+        )
+        self.store.state.withLock { $0.faults = faults }
+    }
+
+    /// Makes request number `number` (1-based, counting every request the simulator receives, see
+    /// ``requestCount``) get `injection` instead of ordinary processing.
+    public func inject(_ injection: Injection, atRequest number: Int) {
+        self.store.state.withLock { $0.scripted[number] = injection }
+    }
+
+    /// Makes the next requests get `injections`, one each, in order (before the random fault plan applies).
+    public func injectNext(_ injections: [Injection]) {
+        self.store.state.withLock { $0.queued.append(contentsOf: injections) }
+    }
+
+    /// Sends every open connection a `GOAWAY` (`NO_ERROR`, last stream id = the last stream it served, debug data
+    /// `{"reason":"<reason>"}`); each connection closes once its in-flight streams are answered.
+    public func sendGoAway(reason: String = "Shutdown") {
+        let debugText = APNsResponse.json(reason: reason)
+        for connection in self.openConnections() {
+            connection.execute { state in
+                state.goAway(
+                    lastStreamID: state.lastProcessedStreamID,
+                    errorCode: .noError,
+                    debugText: debugText,
+                    graceful: true
+                )
+            }
+        }
+    }
+
+    /// Closes every open connection abruptly (TCP RST), without any HTTP/2 goodbye.
+    public func resetConnections() {
+        for connection in self.openConnections() {
+            connection.execute { $0.reset() }
+        }
+    }
+
+    private func openConnections() -> [APNsConnectionHandle] {
+        self.store.state.withLock { Array($0.connections.values) }
+    }
+
+    // MARK: Recording
+
+    /// Requests received so far, whatever their outcome.
+    public var requestCount: Int {
+        self.store.state.withLock { $0.statistics.requests }
+    }
+
+    /// Requests answered `200` so far.
+    public var acceptedCount: Int {
+        self.store.state.withLock { $0.statistics.accepted }
+    }
+
+    /// The device token of every accepted request, in order, duplicates kept (empty when
+    /// ``Configuration/recordTokens`` is off).
+    public func acceptedTokens() -> [String] {
+        self.store.state.withLock { $0.acceptedTokens }
+    }
+
+    /// Every accepted request with headers and body (empty unless ``Configuration/recordPayloads`` is on).
+    public func accepted() -> [Accepted] {
+        self.store.state.withLock { $0.accepted }
+    }
+
+    /// Counters of requests, outcomes, connections and streams.
+    public func statistics() -> Statistics {
+        self.store.state.withLock { $0.statistics }
+    }
+
+    /// Connections currently open.
+    public var openConnectionCount: Int {
+        self.store.state.withLock { $0.connections.count }
+    }
+
+    /// Forgets the recorded tokens and payloads (counters are kept).
+    public func clearRecords() {
+        self.store.state.withLock { state in
+            state.acceptedTokens.removeAll()
+            state.accepted.removeAll()
+        }
+    }
+}
