@@ -105,7 +105,11 @@ let package = Package(
             dependencies: [
                 "HeraldServer",
                 "HeraldConfiguration",
+                "HeraldSimulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -131,6 +135,7 @@ let package = Package(
             name: "HeraldTestSupport",
             dependencies: [
                 "HeraldCore",
+                "HeraldSimulators",
                 "HeraldServer",
                 "HeraldConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -155,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
+                "HeraldServer", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore", "HeraldSimulators",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSimulators
 import HeraldTestSupport
 import Logging
 import Testing
@@ -41,11 +42,12 @@ func withHerald<T>(yaml: String = "", _ body: (TestHerald) async throws -> T) as
 
 /// Starts a webhook receiver, runs `body`, and stops it.
 func withReceiver<T>(
-    tls: TestCertificateAuthority? = nil,
+    tls: SimulatorCertificateAuthority? = nil,
     behaviour: @escaping WebhookReceiver.Behaviour = { _ in .ok },
     _ body: (WebhookReceiver) async throws -> T
 ) async throws -> T {
-    let receiver = try await WebhookReceiver.start(tls: try tls?.serverTLSConfiguration(), behaviour: behaviour)
+    let receiver = try await WebhookReceiver.start(
+        tls: try tls?.serverTLSConfiguration(applicationProtocols: ["http/1.1"]), behaviour: behaviour)
     do {
         let result = try await body(receiver)
         await receiver.stop()

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSimulators
 import HeraldTestSupport
 import Synchronization
 import Testing
@@ -64,8 +65,8 @@ import Testing
 
     @Test func httpsWebhooksTrustTheConfiguredCA() async throws {
         let directory = TestHerald.makeTemporaryDirectory()
-        let ca = try TestCertificateAuthority(directory: directory)
-        try await withHerald(yaml: "outbound:\n  ca_file: \(ca.caFile)\n") { herald in
+        let ca = try SimulatorCertificateAuthority(directory: directory)
+        try await withHerald(yaml: "outbound:\n  ca_file: \(try #require(ca.caCertificateFile))\n") { herald in
             try await withReceiver(tls: ca) { receiver in
                 let id = try await Fixtures.register(herald, url: receiver.url("/secure"))
                 #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/sport").status == 201)
