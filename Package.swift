@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["HeraldCLI"]),
+        .executable(name: "herald-bench", targets: ["HeraldBench"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
@@ -89,6 +90,7 @@ let package = Package(
                 "HeraldConfiguration",
                 "HeraldPipeline",
                 "HeraldWebhook",
+                "HeraldAPNs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -113,6 +115,33 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // Herald's own HTTP/2 client connection pool (APNs, FCM): many multiplexed streams, deadlines, GOAWAY.
+        .target(
+            name: "HeraldHTTP2",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `apns` provider kind.
+        .target(
+            name: "HeraldAPNs",
+            dependencies: [
+                "HeraldCore",
+                "HeraldHTTP2",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Faithful local imitations of the push services (`herald simulate`, tests, benchmarks).
         .target(
             name: "HeraldSimulators",
@@ -129,6 +158,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
+        ),
+        // The fan-out benchmark (BENCHMARKS.md), apart from the tests.
+        .executableTarget(
+            name: "HeraldBench",
+            dependencies: [
+                "HeraldCore", "HeraldStore", "HeraldSimulators",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/HeraldBench"
         ),
         // Test support: real local receivers (webhook sink, SSE client), test CAs.
         .target(
@@ -182,6 +223,31 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldHTTP2Tests",
+            dependencies: [
+                "HeraldHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldAPNsTests",
+            dependencies: [
+                "HeraldAPNs", "HeraldCore", "HeraldSimulators", "HeraldHTTP2",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", .target(name: "HeraldCLI")]),

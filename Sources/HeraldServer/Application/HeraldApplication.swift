@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAPNs
 import HeraldConfiguration
 import HeraldCore
 import HeraldPipeline
@@ -13,7 +14,7 @@ import ServiceLifecycle
 public struct HeraldApplication: Sendable {
     /// The provider kinds this build of Herald ships.
     public static var standardKinds: ProviderKindRegistry {
-        ProviderKindRegistry([WebhookKind()])
+        ProviderKindRegistry([WebhookKind(), APNsKind()])
     }
 
     /// Where the server's sockets ended up (useful with port 0).

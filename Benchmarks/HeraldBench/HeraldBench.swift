@@ -1,0 +1,16 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldSimulators
+import HeraldStore
+
+/// `herald-bench`: Herald's fan-out benchmark (BENCHMARKS.md has the method and the latest results).
+@main
+struct HeraldBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald-bench",
+        abstract: "Measure Herald's APNs fan-out against the simulator and an h2o sink, with h2load as the yardstick.",
+        subcommands: [APNsFanOut.self],
+        defaultSubcommand: APNsFanOut.self
+    )
+}

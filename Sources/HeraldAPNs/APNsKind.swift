@@ -1,0 +1,105 @@
+import Foundation
+import HeraldCore
+import HeraldHTTP2
+import Logging
+import NIOSSL
+
+/// The `apns` provider kind: Apple Push Notification service over HTTP/2, token or certificate auth.
+public struct APNsKind: ProviderKind {
+    /// Creates the kind.
+    public init() {}
+
+    public var name: String { "apns" }
+
+    /// The keys of interface.md and pushd-api.md §10, plus the connection limits.
+    public var optionKeys: Set<String> {
+        [
+            "environment", "endpoint", "topic", "team_id", "key_id", "key_file", "cert_file", "cert_key_file",
+            "payload_filter", "category", "content_available", "alert_title",
+            "max_connections", "max_concurrent", "request_timeout",
+        ]
+    }
+
+    public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider {
+        let sandbox: Bool
+        switch try options.string("environment") ?? "production" {
+        case "production": sandbox = false
+        case "sandbox", "development": sandbox = true
+        case let other: throw ConfigurationError(key: options.keyPath("environment"), "expected production or sandbox, got \"\(other)\"")
+        }
+        var host = sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com"
+        var port = 443
+        if let endpoint = try options.string("endpoint") {
+            guard let components = URLComponents(string: endpoint), components.scheme == "https", let endpointHost = components.host else {
+                throw ConfigurationError(key: options.keyPath("endpoint"), "expected an https URL, got \"\(endpoint)\"")
+            }
+            host = endpointHost
+            port = components.port ?? 443
+        }
+        let topic = try options.string("topic")
+        let tokenAuth = options.contains("key_file") || options.contains("key_id") || options.contains("team_id")
+        let certificateAuth = options.contains("cert_file") || options.contains("cert_key_file")
+        if tokenAuth == certificateAuth {
+            throw ConfigurationError(key: options.path, "needs either team_id, key_id and key_file (token authentication) or cert_file and cert_key_file (certificate authentication)")
+        }
+
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.applicationProtocols = ["h2"]
+        var roots = environment.extraTrustRootFiles
+        if let caFile = try options.string("ca_file") { roots.append(caFile) }
+        do {
+            if !roots.isEmpty {
+                tls.additionalTrustRoots = [.certificates(try roots.flatMap { try NIOSSLCertificate.fromPEMFile($0) })]
+            }
+        } catch {
+            throw ConfigurationError(key: options.keyPath("ca_file"), "cannot read trust roots: \(error)")
+        }
+
+        var token: APNsProviderToken?
+        if tokenAuth {
+            guard topic != nil else { throw ConfigurationError(key: options.keyPath("topic"), "is required with token authentication") }
+            let keyFile = try options.requiredString("key_file")
+            let pem: String
+            do {
+                pem = try String(contentsOfFile: keyFile, encoding: .utf8)
+            } catch {
+                throw ConfigurationError(key: options.keyPath("key_file"), "cannot read \(keyFile)")
+            }
+            do {
+                token = try await APNsProviderToken(keyPEM: pem, keyID: try options.requiredString("key_id"), teamID: try options.requiredString("team_id"))
+            } catch let error as ConfigurationError {
+                throw error
+            } catch {
+                throw ConfigurationError(key: options.keyPath("key_file"), "not a P-256 private key (.p8)")
+            }
+        } else {
+            let certFile = try options.requiredString("cert_file")
+            let keyFile = try options.requiredString("cert_key_file")
+            do {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMFile(certFile).map { .certificate($0) }
+            } catch {
+                throw ConfigurationError(key: options.keyPath("cert_file"), "cannot read a PEM certificate from \(certFile)")
+            }
+            do {
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem))
+            } catch {
+                throw ConfigurationError(key: options.keyPath("cert_key_file"), "cannot read a PEM private key from \(keyFile)")
+            }
+        }
+
+        var settings = APNsProvider.Settings(topic: topic, authority: port == 443 ? host : "\(host):\(port)")
+        if let limit = try options.int("max_concurrent", in: 1...1_000_000) { settings.maxConcurrentDeliveries = limit }
+        if let timeout = try options.duration("request_timeout", minimum: .milliseconds(1)) { settings.requestTimeout = timeout }
+        let renderer = APNsPayloadRenderer(
+            payloadFilter: try options.stringList("payload_filter").map(Set.init),
+            defaultCategory: try options.string("category"),
+            defaultContentAvailable: try options.bool("content_available") ?? false,
+            alertTitle: try options.bool("alert_title") ?? false
+        )
+        var poolConfiguration = HTTP2ClientConfiguration(host: host, port: port, tls: tls)
+        if let limit = try options.int("max_connections", in: 1...64) { poolConfiguration.maxConnections = limit }
+        poolConfiguration.streamDeadline = settings.requestTimeout
+        let pool = HTTP2ConnectionPool(configuration: poolConfiguration, logger: environment.logger)
+        return APNsProvider(name: name, settings: settings, renderer: renderer, pool: pool, token: token, logger: environment.logger)
+    }
+}

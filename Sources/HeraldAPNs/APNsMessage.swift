@@ -1,0 +1,24 @@
+import NIOCore
+
+/// A notification rendered for APNs: the JSON body and the headers that depend on it.
+public struct APNsMessage: Sendable, Equatable {
+    /// The JSON payload (`{"aps":{...}, <data keys>}`).
+    public var body: ByteBuffer
+    /// `apns-push-type`.
+    public var pushType: APNsPushType
+    /// `apns-priority`: 10 (now) or 5 (power-considerate).
+    public var priority: Int
+    /// `apns-expiration` (Unix seconds), when the publish set `ttl` or `expiration`.
+    public var expiration: Int64?
+    /// `apns-collapse-id`, from the publish's `collapseKey`.
+    public var collapseID: String?
+
+    /// Creates a message.
+    public init(body: ByteBuffer, pushType: APNsPushType, priority: Int, expiration: Int64? = nil, collapseID: String? = nil) {
+        self.body = body
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import HeraldCore
+import HeraldHTTP2
+import HTTPTypes
+import Logging
+import NIOCore
+
+/// A provider of kind `apns`: one iOS/macOS app (topic) of one team, over Herald's HTTP/2 pool.
+public struct APNsProvider: PushProvider {
+    /// Settings of one `apns` provider.
+    public struct Settings: Sendable {
+        /// The bundle id (`apns-topic`, before any push-type suffix).
+        public var topic: String?
+        /// The `:authority` to send (Apple's host, or the configured endpoint's).
+        public var authority: String
+        /// Deliveries in flight at once.
+        public var maxConcurrentDeliveries = 2000
+        /// Deadline of each request.
+        public var requestTimeout: Duration = .seconds(30)
+
+        /// Creates settings.
+        public init(topic: String?, authority: String) {
+            self.topic = topic
+            self.authority = authority
+        }
+    }
+
+    public typealias Message = APNsMessage
+
+    public let name: String
+    public var kind: String { "apns" }
+    public var countsBadges: Bool { true }
+    public var maxConcurrentDeliveries: Int { settings.maxConcurrentDeliveries }
+
+    private let settings: Settings
+    private let renderer: APNsPayloadRenderer
+    private let pool: HTTP2ConnectionPool
+    /// `nil` with certificate authentication.
+    private let token: APNsProviderToken?
+    private let logger: Logger
+
+    /// Creates a provider sending through `pool`, authenticated by `token` (or by the pool's client certificate).
+    public init(name: String, settings: Settings, renderer: APNsPayloadRenderer, pool: HTTP2ConnectionPool, token: APNsProviderToken?, logger: Logger) {
+        self.name = name
+        self.settings = settings
+        self.renderer = renderer
+        self.pool = pool
+        self.token = token
+        self.logger = logger
+    }
+
+    public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
+        guard let text = input.token?.scalarText, Self.isDeviceToken(text) else { return nil }
+        return NormalizedToken(token: text.lowercased())
+    }
+
+    /// `^([0-9a-fA-F]{2}){32,100}$`: Apple says not to assume a length, only even-length hex.
+    static func isDeviceToken(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard bytes.count >= 64, bytes.count <= 200, bytes.count % 2 == 0 else { return false }
+        return bytes.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+        }
+    }
+
+    public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<APNsMessage> {
+        renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
+    }
+
+    public func send(_ message: APNsMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
+        var outcome = await attempt(message, to: target)
+        if outcome.reason == APNsResponseTable.expiredProviderToken, let token {
+            // An expired token leaves the connection unusable: new token, new connections, one retry.
+            do {
+                try await token.refreshAfterRejection()
+            } catch {
+                return DeliveryOutcome(.configurationFailure, reason: "cannot sign provider token: \(error)")
+            }
+            pool.resetConnections()
+            outcome = await attempt(message, to: target)
+        }
+        return outcome
+    }
+
+    private func attempt(_ message: APNsMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
+        var headers = HTTPFields()
+        if let token {
+            do {
+                headers[.authorization] = "bearer \(try await token.current())"
+            } catch {
+                return DeliveryOutcome(.configurationFailure, reason: "cannot sign provider token: \(error)")
+            }
+        }
+        headers[.apnsPushType] = message.pushType.rawValue
+        headers[.apnsPriority] = message.priority == 10 ? "10" : "5"
+        if let topic = settings.topic { headers[.apnsTopic] = topic + message.pushType.topicSuffix }
+        headers[.apnsID] = UUID().uuidString.lowercased()
+        if let expiration = message.expiration { headers[.apnsExpiration] = String(expiration) }
+        if let collapseID = message.collapseID { headers[.apnsCollapseID] = collapseID }
+        headers[.contentType] = "application/json"
+        let request = HTTP2Request(method: .post, path: "/3/device/\(target.token)", headers: headers, body: message.body)
+        do {
+            let response = try await pool.execute(request, deadline: settings.requestTimeout)
+            return APNsResponseTable.outcome(
+                status: response.status, body: Array(response.body.readableBytesView), retryAfter: response.headers[.retryAfter])
+        } catch {
+            return DeliveryOutcome(.transient, reason: error.reason)
+        }
+    }
+
+    public func shutdown() async {
+        await pool.shutdown()
+    }
+}
+
+extension HTTPField.Name {
+    static let apnsPushType = HTTPField.Name("apns-push-type")!
+    static let apnsPriority = HTTPField.Name("apns-priority")!
+    static let apnsTopic = HTTPField.Name("apns-topic")!
+    static let apnsID = HTTPField.Name("apns-id")!
+    static let apnsExpiration = HTTPField.Name("apns-expiration")!
+    static let apnsCollapseID = HTTPField.Name("apns-collapse-id")!
+}

@@ -1,0 +1,219 @@
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// One HTTP/2 connection of a pool: opens the channel, starts streams on it, closes it.
+///
+/// Thread-safe front for the event-loop-bound ``HTTP2ConnectionHandler``: calls from other threads
+/// hop to the loop. Requests started from other threads are batched, so a burst costs one hop
+/// instead of one per request.
+final class HTTP2Connection: Sendable {
+    private enum Phase {
+        case idle
+        case connecting
+        case connected(multiplexer: NIOHTTP2Handler.StreamMultiplexer, handler: HTTP2ConnectionHandler)
+        case closed
+    }
+
+    private struct LoopState {
+        var phase: Phase = .idle
+        var closeRequest: HTTP2ConnectionCloseReason?
+    }
+
+    private struct PendingStarts {
+        var requests: [HTTP2RequestContext] = []
+        var drainScheduled = false
+    }
+
+    /// The connection's ID in the pool.
+    let id: HTTP2ConnectionID
+
+    /// The loop the channel runs on.
+    let eventLoop: any EventLoop
+
+    private let settings: HTTP2ConnectionSettings
+    private let delegate: any HTTP2ConnectionDelegate
+    private let logger: Logger
+    private let loopState: NIOLoopBoundBox<LoopState>
+    private let pendingStarts = Mutex(PendingStarts())
+    private let closePromise: EventLoopPromise<Void>
+
+    /// Creates a connection; nothing happens until ``connect()``.
+    ///
+    /// - Parameters:
+    ///   - id: The connection's ID in the pool.
+    ///   - eventLoop: The loop for its channel.
+    ///   - settings: The pool's shared connection settings.
+    ///   - delegate: Receives the connection's events.
+    ///   - logger: The pool's logger; the connection adds its own metadata.
+    init(
+        id: HTTP2ConnectionID,
+        eventLoop: any EventLoop,
+        settings: HTTP2ConnectionSettings,
+        delegate: any HTTP2ConnectionDelegate,
+        logger: Logger
+    ) {
+        self.id = id
+        self.eventLoop = eventLoop
+        self.settings = settings
+        self.delegate = delegate
+        var logger = logger
+        logger[metadataKey: "h2.connection"] = "\(id)"
+        self.logger = logger
+        self.loopState = NIOLoopBoundBox.makeBoxSendingValue(LoopState(), eventLoop: eventLoop)
+        self.closePromise = eventLoop.makePromise()
+    }
+
+    /// Completes once the connection is closed, or failed to open.
+    var closeFuture: EventLoopFuture<Void> {
+        self.closePromise.futureResult
+    }
+
+    /// Opens the TCP (and TLS) connection and the HTTP/2 pipeline; readiness is reported to the delegate.
+    func connect() {
+        self.eventLoop.execute {
+            self.connectOnLoop()
+        }
+    }
+
+    /// Opens a stream for `request`; the pool has already counted it against this connection.
+    func startStream(_ request: HTTP2RequestContext) {
+        if self.eventLoop.inEventLoop {
+            self.openStream(request)
+            return
+        }
+        let mustSchedule = self.pendingStarts.withLock { pending in
+            pending.requests.append(request)
+            defer { pending.drainScheduled = true }
+            return !pending.drainScheduled
+        }
+        if mustSchedule {
+            self.eventLoop.execute {
+                self.drainPendingStarts()
+            }
+        }
+    }
+
+    /// Closes the connection; streams still in flight fail with `reason`.
+    func close(reason: HTTP2ConnectionCloseReason) {
+        self.eventLoop.execute {
+            switch self.loopState.value.phase {
+            case .connected(_, let handler):
+                handler.close(reason: reason)
+            case .idle, .connecting:
+                // Acted on when the connect attempt completes.
+                self.loopState.value.closeRequest = reason
+            case .closed:
+                break
+            }
+        }
+    }
+}
+
+// MARK: - On the event loop
+
+extension HTTP2Connection {
+    private func drainPendingStarts() {
+        let requests = self.pendingStarts.withLock { pending in
+            pending.drainScheduled = false
+            defer { pending.requests.removeAll(keepingCapacity: true) }
+            return pending.requests
+        }
+        for request in requests {
+            self.openStream(request)
+        }
+    }
+
+    private func openStream(_ request: HTTP2RequestContext) {
+        guard case .connected(let multiplexer, let handler) = self.loopState.value.phase else {
+            if request.noteUnsentBounce() {
+                self.delegate.streamFinished(on: self.id, retry: request, connectionUsable: false)
+            } else {
+                request.finish(.failure(.connectionClosed("no connection could take the request")))
+                self.delegate.streamFinished(on: self.id, retry: nil, connectionUsable: false)
+            }
+            return
+        }
+        handler.openStream(request, multiplexer: multiplexer)
+    }
+
+    private func connectOnLoop() {
+        guard case .idle = self.loopState.value.phase else { return }
+        if let reason = self.loopState.value.closeRequest {
+            self.finishClosed(reason: reason)
+            return
+        }
+        if let error = self.settings.tlsConfigurationError {
+            self.finishClosed(reason: .connectFailed(error))
+            return
+        }
+        self.loopState.value.phase = .connecting
+        self.logger.debug(
+            "opening HTTP/2 connection",
+            metadata: ["h2.host": "\(self.settings.host)", "h2.port": "\(self.settings.port)", "h2.tls": "\(self.settings.sslContext != nil)"]
+        )
+
+        let readyDeadline = NIODeadline.now() + self.settings.connectTimeout
+        let bootstrap = ClientBootstrap(group: self.eventLoop)
+            .connectTimeout(self.settings.connectTimeout)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try self.configurePipeline(channel, readyDeadline: readyDeadline)
+                }
+            }
+        bootstrap.connect(host: self.settings.host, port: self.settings.port).assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let channel):
+                channel.closeFuture.assumeIsolated().whenComplete { _ in
+                    self.loopState.value.phase = .closed
+                    self.closePromise.succeed()
+                }
+                if let reason = self.loopState.value.closeRequest, case .connected(_, let handler) = self.loopState.value.phase {
+                    handler.close(reason: reason)
+                }
+            case .failure(let error):
+                self.finishClosed(reason: .connectFailed(String(describing: error)))
+            }
+        }
+    }
+
+    /// Builds `[TLS] → NIOHTTP2Handler → HTTP2ConnectionHandler`, synchronously in the channel initializer.
+    private func configurePipeline(_ channel: any Channel, readyDeadline: NIODeadline) throws {
+        let pipeline = channel.pipeline.syncOperations
+        if let sslContext = self.settings.sslContext {
+            try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: self.settings.sniHostname))
+        }
+        let handler = HTTP2ConnectionHandler(
+            id: self.id,
+            settings: self.settings,
+            delegate: self.delegate,
+            readyDeadline: readyDeadline,
+            logger: self.logger
+        )
+        // Server push is disabled in our SETTINGS; a stream the server opens anyway is closed at once.
+        _ = try pipeline.configureAsyncHTTP2Pipeline(
+            mode: .client,
+            streamDelegate: nil,
+            frameDelegate: handler,
+            configuration: self.settings.http2
+        ) { stream in
+            stream.close()
+        }
+        // The async multiplexer's `openStream` costs a promise and a suspension per request; the
+        // synchronous one lets a stream be created and written in the same event-loop tick.
+        let multiplexer = try pipeline.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
+        try pipeline.addHandler(handler)
+        self.loopState.value.phase = .connected(multiplexer: multiplexer, handler: handler)
+    }
+
+    private func finishClosed(reason: HTTP2ConnectionCloseReason) {
+        self.loopState.value.phase = .closed
+        self.logger.debug("HTTP/2 connection attempt failed", metadata: ["h2.close_reason": "\(reason)"])
+        self.delegate.connectionClosed(self.id, reason: reason, wasReady: false)
+        self.closePromise.succeed()
+    }
+}

@@ -1,0 +1,52 @@
+import HTTPTypes
+import NIOHPACK
+
+/// The pseudo-header fields every request of a pool shares, built once and copied per request.
+struct HTTP2HeaderTemplate: Sendable {
+    private let post: HPACKHeaders
+    private let scheme: String
+    private let authority: String
+
+    /// Creates the template for one origin.
+    ///
+    /// - Parameters:
+    ///   - scheme: `https` or `http`.
+    ///   - authority: The `:authority` value.
+    init(scheme: String, authority: String) {
+        self.scheme = scheme
+        self.authority = authority
+        self.post = Self.pseudoHeaders(method: "POST", scheme: scheme, authority: authority)
+    }
+
+    /// The complete header block of `request`.
+    func headers(for request: HTTP2Request) -> HPACKHeaders {
+        var headers = request.method == .post
+            ? self.post
+            : Self.pseudoHeaders(method: request.method.rawValue, scheme: self.scheme, authority: self.authority)
+        headers.reserveCapacity(4 + request.headers.count)
+        // Paths hold device tokens: indexing them would only evict useful entries (APNs asks for
+        // literals without indexing).
+        headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
+        for field in request.headers {
+            headers.add(name: field.name.canonicalName, value: field.value, indexing: Self.indexing(for: field.indexingStrategy))
+        }
+        return headers
+    }
+
+    private static func pseudoHeaders(method: String, scheme: String, authority: String) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(4)
+        headers.add(name: ":method", value: method)
+        headers.add(name: ":scheme", value: scheme)
+        headers.add(name: ":authority", value: authority)
+        return headers
+    }
+
+    private static func indexing(for strategy: HTTPField.DynamicTableIndexingStrategy) -> HPACKIndexing {
+        switch strategy {
+        case .avoid: .nonIndexable
+        case .disallow: .neverIndexed
+        default: .indexable
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import NIOCore
+
+extension HTTP2ConnectionPool {
+    /// The state machine's actions with connection IDs turned into objects, so that they can be
+    /// performed outside the lock.
+    struct ResolvedActions {
+        var dispatch: [(request: HTTP2RequestContext, connection: HTTP2Connection)] = []
+        var fail: [(request: HTTP2RequestContext, error: HTTP2ClientError)] = []
+        var connect: HTTP2Connection?
+        var close: [HTTP2Connection] = []
+        var scheduleReconnect: (connection: HTTP2ConnectionID, delay: Duration)?
+        var armQueueTimer: NIODeadline?
+    }
+
+    /// Sends a new request to a connection, or queues or rejects it.
+    func submit(_ request: HTTP2RequestContext) {
+        enum Decision {
+            case start(HTTP2Connection)
+            case queued(connect: HTTP2Connection?, armQueueTimer: NIODeadline?)
+            case reject(HTTP2ClientError)
+        }
+        let decision = self.state.withLockedValue { state -> Decision in
+            switch state.machine.execute(request, deadline: request.deadline) {
+            case .dispatch(let id):
+                guard let connection = state.connections[id] else {
+                    preconditionFailure("the state machine dispatched to unknown connection \(id)")
+                }
+                return .start(connection)
+            case .enqueued(let connect, let armQueueTimer):
+                return .queued(connect: connect.map { self.makeConnection($0, in: &state) }, armQueueTimer: armQueueTimer)
+            case .reject(let error):
+                return .reject(error)
+            }
+        }
+        switch decision {
+        case .start(let connection):
+            connection.startStream(request)
+        case .queued(let connect, let armQueueTimer):
+            connect?.connect()
+            if let armQueueTimer {
+                self.armQueueTimer(at: armQueueTimer)
+            }
+            // Cancellation may have come while the request was on its way into the queue.
+            if request.isCancelRequested {
+                self.removeCancelled(request)
+            }
+        case .reject(let error):
+            request.finish(.failure(error))
+        }
+    }
+
+    /// Reaches a request wherever it is when its task is cancelled.
+    func cancel(_ request: HTTP2RequestContext) {
+        switch request.requestCancellation() {
+        case .created, .finished:
+            // Not submitted yet (`start` sees the flag) or already answered.
+            break
+        case .pending:
+            self.removeCancelled(request)
+        case .onStream(let handler):
+            handler.eventLoop.execute {
+                handler.value.cancel()
+            }
+        }
+    }
+
+    func removeCancelled(_ request: HTTP2RequestContext) {
+        let removed = self.state.withLockedValue { $0.machine.cancelWaiter(request.id) }
+        removed?.finish(.failure(.cancelled(mayHaveBeenProcessed: false)))
+    }
+
+    /// Creates the connection object for a new connection ID; the caller connects it outside the lock.
+    func makeConnection(_ id: HTTP2ConnectionID, in state: inout State) -> HTTP2Connection {
+        let connection = HTTP2Connection(
+            id: id,
+            eventLoop: self.eventLoopGroup.next(),
+            settings: self.settings,
+            delegate: self,
+            logger: self.logger
+        )
+        state.connections[id] = connection
+        return connection
+    }
+
+    /// Turns connection IDs into objects; must run inside the lock.
+    func resolve(_ actions: HTTP2PoolStateMachine<HTTP2RequestContext>.Actions, in state: inout State) -> ResolvedActions {
+        var resolved = ResolvedActions()
+        resolved.dispatch.reserveCapacity(actions.dispatch.count)
+        for (request, id) in actions.dispatch {
+            guard let connection = state.connections[id] else {
+                preconditionFailure("the state machine dispatched to unknown connection \(id)")
+            }
+            resolved.dispatch.append((request, connection))
+        }
+        resolved.fail = actions.fail.map { ($0.waiter, $0.error) }
+        resolved.connect = actions.connect.map { self.makeConnection($0, in: &state) }
+        resolved.close = actions.close.compactMap { state.connections[$0] }
+        resolved.scheduleReconnect = actions.scheduleReconnect
+        resolved.armQueueTimer = actions.armQueueTimer
+        return resolved
+    }
+
+    /// Performs resolved actions; never call with the lock held.
+    func perform(_ actions: ResolvedActions, closeReason: HTTP2ConnectionCloseReason) {
+        for (request, connection) in actions.dispatch {
+            connection.startStream(request)
+        }
+        for (request, error) in actions.fail {
+            request.finish(.failure(error))
+        }
+        for connection in actions.close {
+            connection.close(reason: closeReason)
+        }
+        actions.connect?.connect()
+        if let (id, delay) = actions.scheduleReconnect {
+            var generator = SystemRandomNumberGenerator()
+            let jittered = self.configuration.reconnectBackoff.jittered(delay, using: &generator)
+            self.logger.debug("reconnecting after backoff", metadata: ["h2.connection": "\(id)", "h2.backoff": "\(jittered)"])
+            self.timerLoop.scheduleTask(in: TimeAmount(jittered)) { [weak self] in
+                self?.backoffElapsed(id)
+            }
+        }
+        if let deadline = actions.armQueueTimer {
+            self.armQueueTimer(at: deadline)
+        }
+    }
+
+    private func armQueueTimer(at deadline: NIODeadline) {
+        self.timerLoop.scheduleTask(deadline: deadline) { [weak self] in
+            self?.queueTimerFired()
+        }
+    }
+
+    private func queueTimerFired() {
+        let actions = self.state.withLockedValue { state in
+            self.resolve(state.machine.queueTimerFired(now: .now()), in: &state)
+        }
+        self.perform(actions, closeReason: .drained)
+    }
+
+    private func backoffElapsed(_ id: HTTP2ConnectionID) {
+        let actions = self.state.withLockedValue { state in
+            self.resolve(state.machine.backoffElapsed(id), in: &state)
+        }
+        self.perform(actions, closeReason: .drained)
+    }
+}

@@ -1,0 +1,87 @@
+import Collections
+import HeraldAPNs
+import HeraldCore
+import NIOCore
+import Testing
+
+/// The pushd → APNs mapping of pushd-api.md §10.1.
+@Suite struct APNsPayloadRendererTests {
+    let renderer = APNsPayloadRenderer()
+
+    func event(_ pairs: KeyValuePairs<String, String>) throws -> PublishedEvent {
+        try PayloadCompiler.compile(.object(pairs.map { ($0.key, BodyValue.string($0.value)) }), event: "e")
+    }
+
+    func render(_ event: PublishedEvent, lang: String? = nil, silent: Bool = false, badge: Int? = nil, with renderer: APNsPayloadRenderer? = nil) throws -> APNsMessage {
+        guard case .send(let message) = (renderer ?? self.renderer).render(event, for: MessageVariant(lang: lang, silent: silent, badge: badge), now: 1000) else {
+            Issue.record("not sent")
+            throw CancellationError()
+        }
+        return message
+    }
+
+    @Test func specExampleInFrench() throws {
+        let published = try event([
+            "msg": "${var.name} sent a video", "msg.fr": "${var.name} a envoyé une vidéo", "sound": "newVideo.mp3",
+            "data.user_id": "fkwhpd", "var.name": "John",
+        ])
+        let message = try render(published, lang: "fr", badge: 4)
+        #expect(String(buffer: message.body) == #"{"aps":{"alert":"John a envoyé une vidéo","badge":4,"sound":"newVideo.mp3"},"user_id":"fkwhpd"}"#)
+        #expect(message.pushType == .alert)
+        #expect(message.priority == 10)
+        #expect(message.expiration == nil)
+        #expect(message.collapseID == nil)
+    }
+
+    @Test func silentGetsNoAlertNorSoundButKeepsBadgeAndData() throws {
+        let message = try render(try event(["msg": "x", "sound": "s", "data.k": "v"]), silent: true, badge: 4)
+        #expect(String(buffer: message.body) == #"{"aps":{"badge":4},"k":"v"}"#)
+        #expect(message.pushType == .alert)
+        #expect(message.priority == 10)
+    }
+
+    @Test func pushTypeAndPriorityFollowTheTable() throws {
+        let background = try render(try event(["data.k": "v", "contentAvailable": "1"]))
+        #expect(String(buffer: background.body) == #"{"aps":{"content-available":1},"k":"v"}"#)
+        #expect(background.pushType == .background)
+        #expect(background.priority == 5)
+        let dataOnly = try render(try event(["data.k": "v"]))
+        #expect(dataOnly.pushType == .alert)
+        #expect(dataOnly.priority == 5)
+    }
+
+    @Test func heraldKeysBecomeHeaders() throws {
+        let message = try render(try event(["msg": "x", "ttl": "60", "priority": "normal", "collapseKey": "score", "pushType": "voip"]))
+        #expect(message.expiration == 1060)
+        #expect(message.priority == 5)
+        #expect(message.collapseID == "score")
+        #expect(message.pushType == .voip)
+        #expect(message.pushType.topicSuffix == ".voip")
+        let expiring = try render(try event(["msg": "x", "ttl": "60", "expiration": "5000"]))
+        #expect(expiring.expiration == 5000, "expiration wins over ttl")
+    }
+
+    @Test func providerOptions() throws {
+        let options = APNsPayloadRenderer(payloadFilter: ["keep"], defaultCategory: "cat", defaultContentAvailable: true, alertTitle: true)
+        let message = try render(try event(["title": "T", "msg": "M", "data.keep": "1", "data.drop": "2", "data.aps": "x"]), with: options)
+        #expect(String(buffer: message.body) == #"{"aps":{"alert":{"title":"T","body":"M"},"category":"cat","content-available":1},"keep":"1"}"#)
+        let plain = try render(try event(["msg": "M", "data.aps": "x"]))
+        #expect(String(buffer: plain.body) == #"{"aps":{"alert":"M"}}"#, "a data key named aps is never sent")
+    }
+
+    @Test func oversizedPayloadIsAMessageFailure() throws {
+        let big = String(repeating: "x", count: 4100)
+        let result = renderer.render(try event(["msg": big]), for: MessageVariant(), now: 0)
+        guard case .fail(let outcome) = result else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(outcome.outcome == .messageFailure)
+        #expect(outcome.reason == "PayloadTooLarge")
+        let voip = renderer.render(try event(["msg": String(repeating: "x", count: 4500), "pushType": "voip"]), for: MessageVariant(), now: 0)
+        guard case .send = voip else {
+            Issue.record("VoIP allows 5120 bytes")
+            return
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Testing
+
+@testable import HeraldHTTP2
+
+@Suite("HTTP2ConnectionPool over TLS", .timeLimit(.minutes(1)))
+struct HTTP2ConnectionPoolTLSTests {
+    @Test("TLS with ALPN h2: concurrent requests succeed against a certificate from a generated CA")
+    func tls() async throws {
+        let authority = try TestCertificateAuthority()
+        var options = HeraldHTTP2TestServer.Options()
+        options.tls = authority.serverTLSConfiguration()
+        try await withServerAndPool(server: options) {
+            $0.tls = authority.clientTLSConfiguration()
+            $0.serverHostname = "localhost"
+        } _: { server, pool in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let response = try await pool.execute(testRequest(id: "t\(index)", body: "secret \(index)"))
+                        #expect(response.status == 200)
+                        #expect(String(buffer: response.body) == "secret \(index)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.statistics.processed.count == 200)
+        }
+    }
+
+    @Test("a server that does not select ALPN h2 is refused with connectFailed")
+    func alpnMismatch() async throws {
+        let authority = try TestCertificateAuthority()
+        var options = HeraldHTTP2TestServer.Options()
+        options.tls = authority.serverTLSConfiguration(protocols: ["http/1.1"])
+        try await withServerAndPool(server: options) {
+            $0.tls = authority.clientTLSConfiguration()
+            $0.serverHostname = "localhost"
+        } _: { server, pool in
+            let error = await failure { () async throws(HTTP2ClientError) in
+                try await pool.execute(testRequest(id: "alpn"), deadline: .seconds(3))
+            }
+            #expect(error?.kind == .connectFailed)
+            #expect(error?.reason.contains("ALPN") == true)
+            #expect(server.statistics.requestsReceived == 0)
+        }
+    }
+
+    @Test("an untrusted server certificate is refused with connectFailed")
+    func untrusted() async throws {
+        let authority = try TestCertificateAuthority()
+        let stranger = try TestCertificateAuthority()
+        var options = HeraldHTTP2TestServer.Options()
+        options.tls = authority.serverTLSConfiguration()
+        try await withServerAndPool(server: options) {
+            $0.tls = stranger.clientTLSConfiguration()
+            $0.serverHostname = "localhost"
+        } _: { server, pool in
+            let error = await failure { () async throws(HTTP2ClientError) in
+                try await pool.execute(testRequest(id: "mitm"), deadline: .seconds(3))
+            }
+            #expect(error?.kind == .connectFailed)
+            #expect(server.statistics.requestsReceived == 0)
+        }
+    }
+}
