@@ -1,0 +1,61 @@
+import Crypto
+import Foundation
+import HeraldSimulators
+
+/// An APNs simulator with fresh credentials, and the provider YAML that points Herald at it.
+public struct APNsTestBed: Sendable {
+    /// The running simulator.
+    public let simulator: APNsSimulator
+    /// The `apns` provider section (indented under `providers:`), named `apns`.
+    public let providerYAML: String
+    /// The bundle id served.
+    public let topic: String
+
+    /// Starts a simulator; `certificateAuthentication` issues a client certificate instead of a signing key.
+    public static func start(
+        certificateAuthentication: Bool = false,
+        extraProviderOptions: [String] = [],
+        configure: (inout APNsSimulator.Configuration) -> Void = { _ in }
+    ) async throws -> APNsTestBed {
+        let directory = TestHerald.makeTemporaryDirectory()
+        let authority = try SimulatorCertificateAuthority(directory: directory)
+        let topic = "com.example.app"
+        let key = P256.Signing.PrivateKey()
+        var configuration = APNsSimulator.Configuration(
+            teamID: "TEAM123456", signingKeys: ["KEY1234567": key.publicKey], topics: [topic], certificateAuthority: authority)
+        configuration.recordPayloads = true
+        configuration.clientCertificateAuthentication = certificateAuthentication
+        configure(&configuration)
+        let simulator = APNsSimulator(configuration: configuration)
+        let port = try await simulator.start()
+
+        var lines = [
+            "  apns:",
+            "    kind: apns",
+            "    endpoint: https://127.0.0.1:\(port)",
+            "    ca_file: \(authority.caCertificateFile!)",
+            "    topic: \(topic)",
+        ]
+        if certificateAuthentication {
+            let certificate = try authority.issueClientCertificate(topic: topic)
+            lines += ["    cert_file: \(certificate.certificateFile!)", "    cert_key_file: \(certificate.privateKeyFile!)"]
+        } else {
+            let keyFile = directory + "/AuthKey_KEY1234567.p8"
+            try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+            lines += ["    team_id: TEAM123456", "    key_id: KEY1234567", "    key_file: \(keyFile)"]
+        }
+        lines += extraProviderOptions.map { "    " + $0 }
+        return APNsTestBed(simulator: simulator, providerYAML: lines.joined(separator: "\n"), topic: topic)
+    }
+
+    /// A configuration with this `apns` provider and the `http` one.
+    public func yaml(extra: String = "") -> String {
+        "providers:\n\(providerYAML)\n  http:\n    kind: http\n" + extra
+    }
+
+    /// A distinct 64-hex-digit device token for each `n`.
+    public static func token(_ n: Int) -> String {
+        let hex = String(n, radix: 16)
+        return "ab" + String(repeating: "0", count: 62 - hex.count) + hex
+    }
+}
