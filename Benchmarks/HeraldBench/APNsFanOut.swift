@@ -34,7 +34,7 @@ struct APNsFanOut: AsyncParsableCommand {
         let keyFile = directory + "/AuthKey_BENCHKEY01.p8"
         try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
         let machine = Machine.describe()
-        print("machine: \(machine)")
+        say("machine: \(machine)")
 
         var results: [Result] = []
         if target == "simulator" || target == "both" {
@@ -50,27 +50,29 @@ struct APNsFanOut: AsyncParsableCommand {
             await simulator.stop()
             results.append(result)
             guard Set(tokens).count == subscribers else {
-                print(result.note)
+                say(result.note)
                 throw ExitCode(2)
             }
         }
         if target == "sink" || target == "both" {
             let sink = try H2OSink.start(directory: directory, authority: authority)
             defer { sink.stop() }
+            say("h2o sink on port \(sink.port)")
             let database = try await seed()
             var result = try await measure(label: "Herald → h2o sink", port: sink.port, database: database, authority: authority, keyFile: keyFile)
+            say("Herald done; running h2load")
             let h2load = try H2Load.run(port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!)
             result.note = String(format: "h2load against the same sink: %.0f req/s; Herald/h2load = %.3f", h2load, result.rate / h2load)
             results.append(result)
             results.append(Result(label: "h2load → h2o sink (this machine's practical limit)", rate: h2load, seconds: Double(h2loadRequests) / h2load))
         }
-        print("")
-        print("| run | notifications/s | publish → last answer | Herald peak RSS | Herald CPU (cores) |")
-        print("|---|---:|---:|---:|---:|")
+        say("")
+        say("| run | notifications/s | publish → last answer | Herald peak RSS | Herald CPU (cores) |")
+        say("|---|---:|---:|---:|---:|")
         for result in results {
-            print(result.row)
+            say(result.row)
         }
-        for result in results where !result.note.isEmpty { print("\n\(result.label): \(result.note)") }
+        for result in results where !result.note.isEmpty { say("\n\(result.label): \(result.note)") }
     }
 
     /// A fresh database with `subscribers` APNs subscribers of the event `bench`.
@@ -117,6 +119,7 @@ struct APNsFanOut: AsyncParsableCommand {
         defer { process.stop() }
         let base = "http://127.0.0.1:\(httpPort)"
         try await waitUntil { (try? await get(base + "/status").status) == 204 }
+        say("\(label): herald ready, publishing to \(subscribers) subscribers")
 
         let cpuBefore = process.cpuSeconds()
         let started = ContinuousClock.now
@@ -180,4 +183,9 @@ struct Result {
         let cpu = cpuCores.map { String(format: "%.2f", $0) } ?? "—"
         return "| \(label) | \(String(format: "%.0f", rate)) | \(String(format: "%.2f s", seconds)) | \(rss) | \(cpu) |"
     }
+}
+
+/// Writes a line to standard output at once (print's buffer is lost if the run fails).
+func say(_ line: String = "") {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

@@ -19,7 +19,14 @@ struct ChildProcess {
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        Self.waitForExit(process)
+    }
+
+    /// Waits for `process` to exit. Foundation's own reaping can miss a child's exit when the
+    /// waiting happens on a concurrency thread, so wait on the pid directly (ECHILD: already reaped).
+    static func waitForExit(_ process: Process) {
+        var status: Int32 = 0
+        while waitpid(process.processIdentifier, &status, 0) == -1 && errno == EINTR {}
     }
 
     /// User + system CPU seconds so far.

@@ -6,6 +6,7 @@ import HeraldSimulators
 struct H2OSink {
     let process: ChildProcess
     let port: Int
+    let configFile: String
 
     static func start(directory: String, authority: SimulatorCertificateAuthority) throws -> H2OSink {
         let port = try freePort()
@@ -42,14 +43,23 @@ struct H2OSink {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
             }
             close(socket)
-            if connected { return H2OSink(process: process, port: port) }
+            if connected { return H2OSink(process: process, port: port, configFile: config) }
             usleep(100_000)
         }
-        process.stop()
+        H2OSink(process: process, port: port, configFile: config).stop()
         throw H2OError(message: "h2o did not start; see \(directory)/h2o.log")
     }
 
-    func stop() { process.stop() }
+    /// Kills h2o and its workers: its graceful shutdown can wait indefinitely, and its workers
+    /// outlive the master, so everything started with this configuration file is killed.
+    func stop() {
+        let pkill = Process()
+        pkill.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+        pkill.arguments = ["-KILL", "-f", configFile]
+        try? pkill.run()
+        ChildProcess.waitForExit(pkill)
+        ChildProcess.waitForExit(process.process)
+    }
 }
 
 struct H2OError: Error, CustomStringConvertible {
@@ -73,12 +83,17 @@ enum H2Load {
             "-H", "authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIS0VZMDEifQ.e30.c2lnbmF0dXJl",
             "https://127.0.0.1:\(port)/3/device/\(String(repeating: "ab", count: 32))",
         ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        // A file, not a pipe: h2load's output then never blocks it, whatever its size.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("h2load.log").path
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
         try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        ChildProcess.waitForExit(process)
+        try handle.close()
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         // "finished in 1.23s, 162601.63 req/s, ..."
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }),
             let rate = line.split(separator: ",").dropFirst().first?.trimmingCharacters(in: .whitespaces).split(separator: " ").first,
