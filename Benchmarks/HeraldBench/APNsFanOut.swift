@@ -88,7 +88,7 @@ struct APNsFanOut: AsyncParsableCommand {
             }
             _ = try await store.registerMany(registrations, subscribingTo: event, now: Int64(Date().timeIntervalSince1970))
         }
-        try await store.close()
+        try store.close()
         return path
     }
 

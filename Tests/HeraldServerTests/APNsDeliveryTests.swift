@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func aHangingServerHitsTheStreamDeadline() async throws {
-        try await withAPNs(options: ["request_timeout: 0.3"]) { herald, bed in
+        try await withAPNs(options: ["request_timeout: 2"]) { herald, bed in
             let id = try await register(herald, token: APNsTestBed.token(9))
             bed.simulator.injectNext([.hang])
             #expect(try await herald.request(.POST, "/event/unicast:\(id)", form: "msg=late").status == 204)

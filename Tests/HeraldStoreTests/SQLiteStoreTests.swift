@@ -2,32 +2,27 @@ import Foundation
 import GRDB
 import HeraldCore
 @testable import HeraldStore
+import Synchronization
 import Testing
 
 /// What only the SQLite backend has: its file, its id drawing, its query plans.
 @Suite("SQLite store")
 struct SQLiteStoreTests {
     /// Counts calls and answers from a script, so id collisions can be forced.
-    final class ScriptedIDs: @unchecked Sendable {
-        private let lock = NSLock()
-        private var script: [String]
-        private var count = 0
+    final class ScriptedIDs: Sendable {
+        private let state: Mutex<(script: [String], count: Int)>
 
-        init(_ script: [String]) { self.script = script }
+        init(_ script: [String]) { self.state = Mutex((script, 0)) }
 
         /// How many ids were drawn so far.
-        var draws: Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return count
-        }
+        var draws: Int { state.withLock { $0.count } }
 
         /// The next scripted id; the last one repeats forever.
         func next() -> SubscriberID {
-            lock.lock()
-            defer { lock.unlock() }
-            count += 1
-            return SubscriberID(rawValue: script.count > 1 ? script.removeFirst() : script[0])
+            state.withLock { state in
+                state.count += 1
+                return SubscriberID(rawValue: state.script.count > 1 ? state.script.removeFirst() : state.script[0])
+            }
         }
     }
 
