@@ -229,6 +229,7 @@ let package = Package(
             name: "HeraldHTTP2Tests",
             dependencies: [
                 "HeraldHTTP2",
+                "HeraldSimulators",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -10,6 +10,7 @@ import Testing
         delivery:
           retry_delay: 0.01
           max_retry_delay: 0.05
+          max_attempts: 10
 
         """
 
@@ -148,7 +149,14 @@ import Testing
             bed.simulator.inject(.goAway(reason: "Shutdown"), atRequest: 60)
             bed.simulator.inject(.resetConnection, atRequest: 200)
             #expect(try await herald.request(.POST, "/event/broadcast", form: "msg=all").status == 204)
-            try await eventually(limit: .seconds(60)) { Set(bed.simulator.acceptedTokens()).count == count }
+            do {
+                try await eventually(limit: .seconds(60)) { Set(bed.simulator.acceptedTokens()).count == count }
+            } catch {
+                let stats = try await herald.request(.GET, "/event/broadcast").body
+                let feedback = try await herald.request(.GET, "/feedback?limit=5").body
+                Issue.record("accepted \(Set(bed.simulator.acceptedTokens()).count) of \(count); stats \(stats); feedback \(feedback)")
+                throw error
+            }
             try await eventually {
                 let stats = try Fixtures.json(try await herald.request(.GET, "/event/broadcast").body) as? [String: Any]
                 return stats?["delivered"] as? Int == count

@@ -1,16 +1,18 @@
 import Testing
 
 @testable import HeraldHTTP2
+import HeraldSimulators
 
 @Suite("HTTP2ConnectionPool over TLS", .timeLimit(.minutes(1)))
 struct HTTP2ConnectionPoolTLSTests {
     @Test("TLS with ALPN h2: concurrent requests succeed against a certificate from a generated CA")
     func tls() async throws {
-        let authority = try TestCertificateAuthority()
+        let authority = try SimulatorCertificateAuthority()
         var options = HeraldHTTP2TestServer.Options()
-        options.tls = authority.serverTLSConfiguration()
+        options.tls = try authority.serverTLSConfiguration()
+        let client = try authority.clientTLSConfiguration()
         try await withServerAndPool(server: options) {
-            $0.tls = authority.clientTLSConfiguration()
+            $0.tls = client
             $0.serverHostname = "localhost"
         } _: { server, pool in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -29,11 +31,12 @@ struct HTTP2ConnectionPoolTLSTests {
 
     @Test("a server that does not select ALPN h2 is refused with connectFailed")
     func alpnMismatch() async throws {
-        let authority = try TestCertificateAuthority()
+        let authority = try SimulatorCertificateAuthority()
         var options = HeraldHTTP2TestServer.Options()
-        options.tls = authority.serverTLSConfiguration(protocols: ["http/1.1"])
+        options.tls = try authority.serverTLSConfiguration(applicationProtocols: ["http/1.1"])
+        let client = try authority.clientTLSConfiguration()
         try await withServerAndPool(server: options) {
-            $0.tls = authority.clientTLSConfiguration()
+            $0.tls = client
             $0.serverHostname = "localhost"
         } _: { server, pool in
             let error = await failure { () async throws(HTTP2ClientError) in
@@ -47,12 +50,13 @@ struct HTTP2ConnectionPoolTLSTests {
 
     @Test("an untrusted server certificate is refused with connectFailed")
     func untrusted() async throws {
-        let authority = try TestCertificateAuthority()
-        let stranger = try TestCertificateAuthority()
+        let authority = try SimulatorCertificateAuthority()
+        let stranger = try SimulatorCertificateAuthority()
         var options = HeraldHTTP2TestServer.Options()
-        options.tls = authority.serverTLSConfiguration()
+        options.tls = try authority.serverTLSConfiguration()
+        let client = try stranger.clientTLSConfiguration()
         try await withServerAndPool(server: options) {
-            $0.tls = stranger.clientTLSConfiguration()
+            $0.tls = client
             $0.serverHostname = "localhost"
         } _: { server, pool in
             let error = await failure { () async throws(HTTP2ClientError) in
