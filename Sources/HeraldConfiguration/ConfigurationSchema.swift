@@ -41,6 +41,10 @@ enum ConfigurationSchema {
         "concurrent_jobs": .scalar,
         "lease_duration": .scalar,
         "max_backlog": .scalar,
+        "max_retry_age": .scalar,
+        "shutdown_grace_period": .scalar,
+        "dead_letter_retention": .scalar,
+        "feedback_retention": .scalar,
     ]
 
     /// `compat.apns_ms` (`compat.md` §4.1).

@@ -24,6 +24,16 @@ extension HeraldConfiguration {
         /// Accepted work not yet done (publish jobs plus pending retries) beyond which publishing answers
         /// 503 with `Retry-After` instead of accepting what cannot be served (`max_backlog`); default 100000, 0 = no bound.
         public var maxBacklog: Int
+        /// How long after publishing a delivery may still be retried (`max_retry_age`, seconds); default 86400 (1 day), 0 = no bound.
+        public var maxRetryAge: Duration?
+        /// How long in-flight deliveries may take to finish after SIGTERM (`shutdown_grace_period`, seconds); default 10 s.
+        ///
+        /// What is still in flight then is abandoned and resumed from the last checkpoint on the next start.
+        public var shutdownGracePeriod: Duration
+        /// How long dead letters are kept (`dead_letter_retention`, seconds); default 604800 (7 days), 0 = forever.
+        public var deadLetterRetention: Duration?
+        /// How long feedback entries are kept (`feedback_retention`, seconds); default 2592000 (30 days), 0 = forever.
+        public var feedbackRetention: Duration?
 
         /// Creates a delivery section; every argument defaults to the documented default.
         public init(
@@ -35,7 +45,11 @@ extension HeraldConfiguration {
             inFlight: Int = 2000,
             concurrentJobs: Int = 4,
             leaseDuration: Duration = .seconds(30),
-            maxBacklog: Int = 100_000
+            maxBacklog: Int = 100_000,
+            maxRetryAge: Duration? = .seconds(86_400),
+            shutdownGracePeriod: Duration = .seconds(10),
+            deadLetterRetention: Duration? = .seconds(604_800),
+            feedbackRetention: Duration? = .seconds(2_592_000)
         ) {
             self.maxFailures = maxFailures
             self.maxAttempts = maxAttempts
@@ -46,6 +60,10 @@ extension HeraldConfiguration {
             self.concurrentJobs = concurrentJobs
             self.leaseDuration = leaseDuration
             self.maxBacklog = maxBacklog
+            self.maxRetryAge = maxRetryAge
+            self.shutdownGracePeriod = shutdownGracePeriod
+            self.deadLetterRetention = deadLetterRetention
+            self.feedbackRetention = feedbackRetention
         }
 
         /// Reads `delivery`, or the defaults when it is absent.
@@ -63,6 +81,15 @@ extension HeraldConfiguration {
             // A zero lease would let every node take over every job at once.
             leaseDuration = try section.duration("lease_duration", minimum: .milliseconds(1)) ?? leaseDuration
             maxBacklog = try section.int("max_backlog", atLeast: 0) ?? maxBacklog
+            // 0 means "no bound" for the ages, as it does for `max_backlog`.
+            func age(_ key: String, _ current: Duration?) throws(ConfigurationError) -> Duration? {
+                guard let value = try section.duration(key) else { return current }
+                return value == .zero ? nil : value
+            }
+            maxRetryAge = try age("max_retry_age", maxRetryAge)
+            shutdownGracePeriod = try section.duration("shutdown_grace_period") ?? shutdownGracePeriod
+            deadLetterRetention = try age("dead_letter_retention", deadLetterRetention)
+            feedbackRetention = try age("feedback_retention", feedbackRetention)
             guard maxRetryDelay >= retryDelay else {
                 let key = section.contains("max_retry_delay") ? "max_retry_delay" : "retry_delay"
                 throw ConfigurationError(key: section.keyPath(key), "max_retry_delay must not be shorter than retry_delay")

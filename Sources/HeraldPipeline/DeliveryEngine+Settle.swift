@@ -19,9 +19,20 @@ extension DeliveryEngine {
         for (attempt, result) in zip(attempts, results) {
             let subscriber = attempt.subscriber
             func record(_ effect: DeliveryRecord.Effect) {
+                // Failures for good are kept as dead letters; a dead token's subscriber is gone, so its letter could never be replayed.
+                var deadLetter: DeadLetterContent?
+                switch effect {
+                case .failed, .subscriberFailure:
+                    deadLetter = DeadLetterContent(
+                        notification: notification, silent: attempt.silent, badge: attempt.badge,
+                        attempts: attempt.attemptsBefore + 1, publishedAt: publishedAt)
+                    metrics.recordDeadLetter(provider: subscriber.proto)
+                case .delivered, .deadToken:
+                    break
+                }
                 records.append(DeliveryRecord(
                     subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token,
-                    statisticsEvent: statisticsEvent, effect: effect))
+                    statisticsEvent: statisticsEvent, effect: effect, deadLetter: deadLetter))
             }
             guard case .outcome(let outcome) = result else {
                 if let retryID = attempt.retryID { finishedRetries.append(retryID) }
@@ -48,7 +59,8 @@ extension DeliveryEngine {
                 let delay = policy.retryDelay(afterAttempts: attemptsMade, retryAfter: outcome.retryAfter)
                 let dueAt = nowMillis + delay.milliseconds
                 let expiresFirst = deadline.map { dueAt / 1000 > $0 } ?? false
-                if attemptsMade < policy.maxAttempts && !expiresFirst {
+                let tooOld = policy.maxRetryAge.map { dueAt - publishedAt * 1000 > $0.milliseconds } ?? false
+                if attemptsMade < policy.maxAttempts && !expiresFirst && !tooOld {
                     retrying = true
                     if let retryID = attempt.retryID {
                         rescheduled.append((retryID, attemptsMade, dueAt, reason))
@@ -62,7 +74,7 @@ extension DeliveryEngine {
                 } else if providers[subscriber.proto]?.exhaustedRetriesCountAgainstSubscriber ?? false {
                     record(.subscriberFailure(reason: reason, status: outcome.status))
                 } else {
-                    record(.failed(reason: expiresFirst ? "Expired" : reason, status: outcome.status))
+                    record(.failed(reason: expiresFirst ? "Expired" : tooOld ? "MaxRetryAge" : reason, status: outcome.status))
                 }
             }
             if !retrying, let retryID = attempt.retryID { finishedRetries.append(retryID) }

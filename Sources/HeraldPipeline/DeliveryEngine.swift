@@ -15,7 +15,7 @@ public struct DeliveryEngine: Sendable {
     let metrics: PipelineMetrics
     let nowMillis: @Sendable () -> Int64
     /// Wakes the retry service when a retry is scheduled, so short first delays are honoured.
-    let retryWakeUp: WakeUpSignal
+    public let retryWakeUp: WakeUpSignal
 
     /// Creates an engine.
     public init(

@@ -17,6 +17,17 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public var concurrentJobs = 4
     /// How long a claim on a job or retry lasts without renewal. Default 30 s.
     public var leaseDuration: Duration = .seconds(30)
+    /// How long after publishing a delivery may still be retried; `nil` = no bound. Default 1 day.
+    public var maxRetryAge: Duration? = .seconds(86_400)
+    /// How long in-flight deliveries may take to finish after SIGTERM before they are abandoned
+    /// (and resumed from the last checkpoint on the next start). Default 10 s.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+    /// How long dead letters are kept; `nil` = forever. Default 7 days.
+    public var deadLetterRetention: Duration? = .seconds(7 * 86_400)
+    /// How long feedback entries are kept; `nil` = forever. Default 30 days.
+    public var feedbackRetention: Duration? = .seconds(30 * 86_400)
+    /// How often old dead letters and feedback are pruned. Default 1 hour.
+    public var pruneInterval: Duration = .seconds(3600)
     /// How often idle workers look for work published by other nodes. Default 1 s.
     public var pollInterval: Duration = .seconds(1)
 

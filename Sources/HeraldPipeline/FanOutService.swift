@@ -32,12 +32,15 @@ public struct FanOutService: Service, CustomStringConvertible {
 
     public func run() async throws {
         // Workers stop claiming on graceful shutdown; a job in progress stops at its next page
-        // boundary with its cursor checkpointed, so nothing accepted is lost.
-        await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<max(1, policy.concurrentJobs) {
-                group.addTask { await self.workerLoop(worker) }
+        // boundary with its cursor checkpointed, so nothing accepted is lost. Pages still in flight
+        // after the grace period are abandoned uncheckpointed and resumed by the next start.
+        await withShutdownGracePeriod(policy.shutdownGracePeriod) {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<max(1, policy.concurrentJobs) {
+                    group.addTask { await self.workerLoop(worker) }
+                }
+                await group.waitForAll()
             }
-            await group.waitForAll()
         }
     }
 

@@ -6,6 +6,7 @@ struct PipelineMetrics: Sendable {
     private let deliveries: [String: [DeliveryOutcome.Class: Counter]]
     private let latency: [String: Metrics.Timer]
     private let retries: [String: Counter]
+    private let deadLetters: [String: Counter]
     private let factory: any MetricsFactory
 
     init(providerNames: [String], factory: any MetricsFactory) {
@@ -13,6 +14,7 @@ struct PipelineMetrics: Sendable {
         var deliveries: [String: [DeliveryOutcome.Class: Counter]] = [:]
         var latency: [String: Metrics.Timer] = [:]
         var retries: [String: Counter] = [:]
+        var deadLetters: [String: Counter] = [:]
         for name in providerNames {
             var byOutcome: [DeliveryOutcome.Class: Counter] = [:]
             for outcome in DeliveryOutcome.Class.allCases {
@@ -21,10 +23,12 @@ struct PipelineMetrics: Sendable {
             deliveries[name] = byOutcome
             latency[name] = Metrics.Timer(label: "herald_delivery_duration_seconds", dimensions: [("provider", name)], factory: factory)
             retries[name] = Counter(label: "herald_retries_total", dimensions: [("provider", name)], factory: factory)
+            deadLetters[name] = Counter(label: "herald_dead_letters_total", dimensions: [("provider", name)], factory: factory)
         }
         self.deliveries = deliveries
         self.latency = latency
         self.retries = retries
+        self.deadLetters = deadLetters
     }
 
     func recordSend(provider: String, outcome: DeliveryOutcome.Class, milliseconds: Int64) {
@@ -34,6 +38,10 @@ struct PipelineMetrics: Sendable {
 
     func recordRetry(provider: String) {
         retries[provider]?.increment()
+    }
+
+    func recordDeadLetter(provider: String) {
+        deadLetters[provider]?.increment()
     }
 
     func recordUnregistration(reason: String) {

@@ -28,6 +28,10 @@ public struct RetryService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
+        await withShutdownGracePeriod(policy.shutdownGracePeriod) { await self.loop() }
+    }
+
+    private func loop() async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let now = Clock.nowMillis()

@@ -11,7 +11,8 @@ import HeraldCore
 ///
 /// Every implementation must pass the store conformance suite
 /// (`Tests/HeraldStoreTests/StoreConformanceTests.swift`).
-public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog & StoreHealth
+public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
+    & DeadLetterStore & StoreHealth
 
 /// Registered subscribers (§3.1, §4.2–4.5).
 public protocol SubscriberStore: Sendable {
@@ -221,6 +222,10 @@ public protocol PublishQueue: Sendable {
     /// Removes a fully fanned-out job.
     func completeJob(jobID: Int64, owner: String) async throws
 
+    /// Gives up every lease `owner` holds, on jobs and retries, so another node can take the
+    /// work over at once instead of after the lease expires (graceful shutdown).
+    func releaseLeases(owner: String) async throws
+
     /// How much accepted work is not yet done: unfinished jobs and pending retries.
     func backlog() async throws -> Backlog
 }
@@ -311,6 +316,9 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var statisticsEvent: EventName?
     /// What happened.
     public var effect: Effect
+    /// What to keep as a dead letter if the effect is a failure (`failed` or `subscriberFailure`);
+    /// `nil` keeps none.
+    public var deadLetter: DeadLetterContent?
 
     /// What a delivery does to its subscriber and the statistics.
     public enum Effect: Sendable, Equatable {
@@ -327,12 +335,13 @@ public struct DeliveryRecord: Sendable, Equatable {
     }
 
     /// Creates a record.
-    public init(subscriberID: SubscriberID, proto: String, token: String, statisticsEvent: EventName?, effect: Effect) {
+    public init(subscriberID: SubscriberID, proto: String, token: String, statisticsEvent: EventName?, effect: Effect, deadLetter: DeadLetterContent? = nil) {
         self.subscriberID = subscriberID
         self.proto = proto
         self.token = token
         self.statisticsEvent = statisticsEvent
         self.effect = effect
+        self.deadLetter = deadLetter
     }
 }
 
@@ -408,6 +417,9 @@ public protocol FeedbackLog: Sendable {
 
     /// Feedback entries with id greater than `cursor` and time at or after `since`, oldest first.
     func feedback(after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry]
+
+    /// Deletes entries older than `time` (Unix seconds); returns how many.
+    func pruneFeedback(before time: Int64) async throws -> Int
 }
 
 /// Row counts, for health checks, metrics and tests that assert an empty store.
@@ -422,14 +434,17 @@ public struct StoreCounts: Sendable, Equatable {
     public var jobs: Int
     /// Pending retries.
     public var retries: Int
+    /// Dead letters kept.
+    public var deadLetters: Int
 
     /// Creates counts.
-    public init(subscribers: Int, subscriptions: Int, events: Int, jobs: Int, retries: Int) {
+    public init(subscribers: Int, subscriptions: Int, events: Int, jobs: Int, retries: Int, deadLetters: Int = 0) {
         self.subscribers = subscribers
         self.subscriptions = subscriptions
         self.events = events
         self.jobs = jobs
         self.retries = retries
+        self.deadLetters = deadLetters
     }
 }
 

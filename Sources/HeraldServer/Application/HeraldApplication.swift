@@ -37,6 +37,8 @@ public struct HeraldApplication: Sendable {
     /// The Prometheus registry behind `GET /metrics`.
     public let metrics: ServerMetrics
     private let logger: Logger
+    /// Who this process is in leases on jobs and retries.
+    private let owner: String
 
     /// Builds everything; throws ``ConfigurationError`` for settings that cannot work
     /// (a provider's key file, an ACL entry), before anything listens.
@@ -91,6 +93,7 @@ public struct HeraldApplication: Sendable {
 
         let policy = configuration.delivery.policy
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
+        self.owner = owner
         let fanOutWakeUp = WakeUpSignal()
         let metrics = ServerMetrics()
         self.metrics = metrics
@@ -106,7 +109,7 @@ public struct HeraldApplication: Sendable {
         router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: metrics))
         PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger)
             .register(on: router)
-        AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub).register(on: router)
+        AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub, retryWakeUp: engine.retryWakeUp).register(on: router)
 
         let onHTTP = bound.http
         let application = Application(
@@ -119,6 +122,7 @@ public struct HeraldApplication: Sendable {
         var services: [any Service] = []
         services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
+        services.append(PruneService(store: store, policy: policy, logger: logger))
         if let udp = server.udp {
             if authorizer.usesBasicAuth && !authorizer.hasACL(for: .publish) {
                 logger.warning("UDP events are accepted from any address")
@@ -154,12 +158,26 @@ public struct HeraldApplication: Sendable {
         do {
             try await body()
         } catch {
-            await providers.shutdown()
-            try? await store.close()
+            await close()
             throw error
         }
+        await close()
+    }
+
+    /// Hands this process's leases back, so another node resumes its unfinished work at once, then
+    /// releases the providers and the store.
+    private func close() async {
+        do {
+            try await store.releaseLeases(owner: owner)
+        } catch {
+            logger.error("could not release leases; other nodes take the work over when they expire", metadata: ["error": "\(error)"])
+        }
         await providers.shutdown()
-        try await store.close()
+        do {
+            try await store.close()
+        } catch {
+            logger.error("closing the store failed", metadata: ["error": "\(error)"])
+        }
     }
 }
 

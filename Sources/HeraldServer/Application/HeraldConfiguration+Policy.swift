@@ -13,6 +13,10 @@ extension HeraldConfiguration.Delivery {
         policy.inFlight = inFlight
         policy.concurrentJobs = concurrentJobs
         policy.leaseDuration = leaseDuration
+        policy.maxRetryAge = maxRetryAge
+        policy.shutdownGracePeriod = shutdownGracePeriod
+        policy.deadLetterRetention = deadLetterRetention
+        policy.feedbackRetention = feedbackRetention
         return policy
     }
 }

@@ -1,10 +1,11 @@
 import HeraldCore
+import HeraldPipeline
 import HeraldStore
 import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Herald's own operator routes (realm `admin`): metrics and the feedback log.
+/// Herald's own operator routes (realm `admin`): metrics, the feedback log and dead letters.
 public struct AdminRoutes: Sendable {
     /// Most entries one `GET /feedback` returns.
     public static let maxFeedbackPage = 1000
@@ -13,13 +14,16 @@ public struct AdminRoutes: Sendable {
     let authorizer: Authorizer
     let metrics: ServerMetrics
     let hub: EventStreamHub?
+    /// Woken after a replay, so replayed dead letters are sent at once.
+    let retryWakeUp: WakeUpSignal
 
     /// Creates the routes.
-    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?) {
+    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?, retryWakeUp: WakeUpSignal) {
         self.store = store
         self.authorizer = authorizer
         self.metrics = metrics
         self.hub = hub
+        self.retryWakeUp = retryWakeUp
     }
 
     /// Adds the routes to `router`.
@@ -32,6 +36,18 @@ public struct AdminRoutes: Sendable {
         router.get("/metrics") { request, context -> Response in
             try authorizer.authorize(request, context: context, realm: .admin)
             return try await prometheusText()
+        }
+        router.get("/dead-letters") { request, context -> Response in
+            try authorizer.authorize(request, context: context, realm: .admin)
+            return try await deadLetters(request)
+        }
+        router.post("/dead-letters/replay") { request, context -> Response in
+            try authorizer.authorize(request, context: context, realm: .admin)
+            return try await replayDeadLetters(request)
+        }
+        router.delete("/dead-letters") { request, context -> Response in
+            try authorizer.authorize(request, context: context, realm: .admin)
+            return try await deleteDeadLetters(request)
         }
     }
 

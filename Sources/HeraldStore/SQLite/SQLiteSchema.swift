@@ -105,6 +105,29 @@ enum SQLiteSchema {
                 """)
             try db.execute(sql: "CREATE INDEX feedback_by_time ON feedback (time)")
         }
+        migrator.registerMigration("v2-dead-letters") { db in
+            // No foreign key: a dead letter stays visible after its subscriber is gone, though it
+            // can only be replayed while the subscriber exists.
+            try db.execute(sql: """
+                CREATE TABLE dead_letters (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    time INTEGER NOT NULL,
+                    subscriber_id TEXT NOT NULL,
+                    proto TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    statistics_event TEXT,
+                    notification BLOB NOT NULL,
+                    silent INTEGER NOT NULL,
+                    badge INTEGER,
+                    attempts INTEGER NOT NULL,
+                    published_at INTEGER NOT NULL,
+                    status INTEGER,
+                    reason TEXT NOT NULL
+                ) STRICT
+                """)
+            try db.execute(sql: "CREATE INDEX dead_letters_by_time ON dead_letters (time)")
+        }
         return migrator
     }
 }

@@ -80,6 +80,7 @@ extension SQLiteStore {
                 }
             }
             try Self.insertFeedback(feedback, in: db)
+            try Self.insertDeadLetters(records, time: now, in: db)
             _ = try Self.deleteSubscribers(unregistered.map(\.id.rawValue), in: db)
             return RecordSummary(unregistered: unregistered)
         }
@@ -90,6 +91,14 @@ extension SQLiteStore {
         guard !entries.isEmpty else { return }
         try await pool.write { db in
             try Self.insertFeedback(entries, in: db)
+        }
+    }
+
+    /// Deletes by the time index.
+    public func pruneFeedback(before time: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.cachedStatement(sql: "DELETE FROM feedback WHERE time < ?").execute(arguments: [time])
+            return db.changesCount
         }
     }
 

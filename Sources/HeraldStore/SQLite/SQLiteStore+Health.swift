@@ -16,10 +16,11 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT (SELECT count(*) FROM subscribers), (SELECT count(*) FROM subscriptions),
-                           (SELECT count(*) FROM events), (SELECT count(*) FROM publish_jobs), (SELECT count(*) FROM retries)
+                           (SELECT count(*) FROM events), (SELECT count(*) FROM publish_jobs), (SELECT count(*) FROM retries),
+                           (SELECT count(*) FROM dead_letters)
                     """
             ) else { throw StoreError.corruptRow("no counts") }
-            return StoreCounts(subscribers: row[0], subscriptions: row[1], events: row[2], jobs: row[3], retries: row[4])
+            return StoreCounts(subscribers: row[0], subscriptions: row[1], events: row[2], jobs: row[3], retries: row[4], deadLetters: row[5])
         }
     }
 }

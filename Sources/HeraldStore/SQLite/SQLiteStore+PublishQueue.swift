@@ -130,6 +130,16 @@ extension SQLiteStore {
         }
     }
 
+    /// Clears the lease columns of everything `owner` holds, in one transaction.
+    public func releaseLeases(owner: String) async throws {
+        try await pool.write { db in
+            try db.cachedStatement(sql: "UPDATE publish_jobs SET lease_owner = NULL, lease_expires = NULL WHERE lease_owner = ?")
+                .execute(arguments: [owner])
+            try db.cachedStatement(sql: "UPDATE retries SET lease_owner = NULL, lease_expires = NULL WHERE lease_expires IS NOT NULL AND lease_owner = ?")
+                .execute(arguments: [owner])
+        }
+    }
+
     /// Counts both queues in one read snapshot.
     public func backlog() async throws -> Backlog {
         try await pool.read { db in

@@ -40,7 +40,7 @@ struct HTTP2ConnectionPoolTLSTests {
             $0.serverHostname = "localhost"
         } _: { server, pool in
             let error = await failure { () async throws(HTTP2ClientError) in
-                try await pool.execute(testRequest(id: "alpn"), deadline: .seconds(3))
+                try await pool.execute(testRequest(id: "alpn"), deadline: .seconds(30))
             }
             #expect(error?.kind == .connectFailed)
             #expect(error?.reason.contains("ALPN") == true)
@@ -60,7 +60,7 @@ struct HTTP2ConnectionPoolTLSTests {
             $0.serverHostname = "localhost"
         } _: { server, pool in
             let error = await failure { () async throws(HTTP2ClientError) in
-                try await pool.execute(testRequest(id: "mitm"), deadline: .seconds(3))
+                try await pool.execute(testRequest(id: "mitm"), deadline: .seconds(30))
             }
             #expect(error?.kind == .connectFailed)
             #expect(server.statistics.requestsReceived == 0)

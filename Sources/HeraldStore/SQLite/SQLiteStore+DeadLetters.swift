@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+extension SQLiteStore {
+    /// Reads forward from the cursor by primary key, filtered.
+    public func deadLetters(matching filter: DeadLetterFilter, after cursor: Int64?, limit: Int) async throws -> [DeadLetter] {
+        guard limit > 0 else { return [] }
+        return try await pool.read { db in
+            let (condition, arguments) = Self.deadLetterCondition(filter)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, time, subscriber_id, proto, token, statistics_event, status, reason,
+                           notification, silent, badge, attempts, published_at
+                    FROM dead_letters WHERE id > ? AND \(condition) ORDER BY id LIMIT ?
+                    """,
+                arguments: StatementArguments([cursor ?? Int64.min]) + arguments + [limit]
+            )
+            return try rows.map(Self.deadLetter)
+        }
+    }
+
+    /// Copies the selected rows whose subscriber still exists into `retries` with `attempts = 0`,
+    /// then deletes exactly those rows; the rest stay and are counted as orphaned.
+    public func replayDeadLetters(matching filter: DeadLetterFilter, limit: Int, nowMillis: Int64) async throws -> DeadLetterReplay {
+        guard limit > 0 else { return DeadLetterReplay(replayed: 0, orphaned: 0) }
+        return try await pool.write { db in
+            let (condition, arguments) = Self.deadLetterCondition(filter)
+            let selected = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.id, EXISTS (SELECT 1 FROM subscribers s WHERE s.id = d.subscriber_id)
+                    FROM dead_letters d WHERE \(condition) ORDER BY d.id LIMIT ?
+                    """,
+                arguments: arguments + [limit]
+            )
+            let replayable = selected.filter { $0[1] as Bool }.map { $0[0] as Int64 }
+            let ids = try SQLiteCodec.jsonArray(replayable.map(String.init))
+            try db.execute(
+                sql: """
+                    INSERT INTO retries (subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason)
+                    SELECT subscriber_id, statistics_event, notification, silent, badge, 0, ?, published_at, reason
+                    FROM dead_letters WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id
+                    """,
+                arguments: [nowMillis, ids]
+            )
+            try db.execute(sql: "DELETE FROM dead_letters WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", arguments: [ids])
+            return DeadLetterReplay(replayed: replayable.count, orphaned: selected.count - replayable.count)
+        }
+    }
+
+    /// Deletes the first `limit` matching rows by id.
+    public func deleteDeadLetters(matching filter: DeadLetterFilter, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await pool.write { db in
+            let (condition, arguments) = Self.deadLetterCondition(filter)
+            try db.execute(
+                sql: "DELETE FROM dead_letters WHERE id IN (SELECT d.id FROM dead_letters d WHERE \(condition) ORDER BY d.id LIMIT ?)",
+                arguments: arguments + [limit]
+            )
+            return db.changesCount
+        }
+    }
+
+    /// Deletes by the time index.
+    public func pruneDeadLetters(before time: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.cachedStatement(sql: "DELETE FROM dead_letters WHERE time < ?").execute(arguments: [time])
+            return db.changesCount
+        }
+    }
+
+    /// Inserts a dead letter for every failure record that carries one, inside `record`'s transaction.
+    static func insertDeadLetters(_ records: [DeliveryRecord], time: Int64, in db: Database) throws {
+        var encoded: [HeraldCore.PublishedEvent: Data] = [:]
+        var statement: Statement?
+        for record in records {
+            guard let content = record.deadLetter else { continue }
+            let status: Int?
+            let reason: String
+            switch record.effect {
+            case .failed(let failedReason, let failedStatus), .subscriberFailure(let failedReason, let failedStatus):
+                (reason, status) = (failedReason, failedStatus)
+            case .delivered, .deadToken:
+                continue
+            }
+            let notification: Data
+            if let cached = encoded[content.notification] {
+                notification = cached
+            } else {
+                notification = try SQLiteCodec.encode(content.notification)
+                encoded[content.notification] = notification
+            }
+            if statement == nil {
+                statement = try db.cachedStatement(sql: """
+                    INSERT INTO dead_letters (time, subscriber_id, proto, token, event, statistics_event, notification,
+                                              silent, badge, attempts, published_at, status, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            }
+            try statement?.execute(arguments: [
+                time, record.subscriberID.rawValue, record.proto, record.token, content.notification.event,
+                record.statisticsEvent?.rawValue, notification, content.silent, content.badge, content.attempts,
+                content.publishedAt, status, reason,
+            ])
+        }
+    }
+
+    /// The `WHERE` clause (on alias `d`, or the bare table) and its arguments for a filter.
+    static func deadLetterCondition(_ filter: DeadLetterFilter) -> (String, StatementArguments) {
+        var clauses = ["1"]
+        var arguments = StatementArguments()
+        if let ids = filter.ids {
+            clauses.append("id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))")
+            arguments += [(try? SQLiteCodec.jsonArray(ids.map(String.init))) ?? "[]"]
+        }
+        if let proto = filter.proto {
+            clauses.append("proto = ?")
+            arguments += [proto]
+        }
+        if let event = filter.event {
+            clauses.append("event = ?")
+            arguments += [event]
+        }
+        if let since = filter.since {
+            clauses.append("time >= ?")
+            arguments += [since]
+        }
+        if let until = filter.until {
+            clauses.append("time < ?")
+            arguments += [until]
+        }
+        return (clauses.joined(separator: " AND "), arguments)
+    }
+
+    /// Reads a row selected as `id, time, subscriber_id, proto, token, statistics_event, status,
+    /// reason, notification, silent, badge, attempts, published_at`.
+    static func deadLetter(_ row: Row) throws -> DeadLetter {
+        let id: Int64 = row[0]
+        let statisticsEvent: String? = row[5]
+        return DeadLetter(
+            id: id,
+            time: row[1],
+            subscriberID: SubscriberID(rawValue: row[2]),
+            proto: row[3],
+            token: row[4],
+            statisticsEvent: try statisticsEvent.map { try SQLiteCodec.eventName($0, table: "dead_letters") },
+            status: row[6],
+            reason: row[7],
+            content: DeadLetterContent(
+                notification: try SQLiteCodec.notification(row[8], table: "dead_letters", id: id),
+                silent: row[9],
+                badge: row[10],
+                attempts: row[11],
+                publishedAt: row[12]
+            )
+        )
+    }
+}
