@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldTestSupport
 import NIOCore
+import Synchronization
 import Testing
 
 /// The `herald` binary end to end: zero-configuration start, `herald send`, SIGTERM, and `kill -9`
@@ -94,5 +95,104 @@ import Testing
         herald.signal(SIGTERM)
         #expect(await herald.waitForExit() == 0)
         await receiver.stop()
+    }
+
+    /// Registers `count` webhook subscribers of `receiver` (paths `/s/<n>`) through the API.
+    func registerWebhooks(_ count: Int, receiver: WebhookReceiver, port: Int) async throws {
+        for index in 0..<count {
+            let hook = receiver.url("/s/\(index)").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let status = try await post("http://127.0.0.1:\(port)/subscribers", form: "proto=http&token=\(hook)")
+            guard status == 201 else { throw ProcessExited(log: "registration answered \(status)") }
+        }
+    }
+
+    /// SIGTERM while every delivery hangs: the server gives them the grace period, exits 0, and hands
+    /// its lease back, so the next start (long before the lease would have expired) delivers everything.
+    @Test func sigtermWithHangingDeliveriesExitsCleanlyAndLosesNothing() async throws {
+        let subscribers = 200
+        let directory = TestHerald.makeTemporaryDirectory()
+        let port = try HeraldProcess.freePort()
+        let gate = Gate()
+        let receiver = try await WebhookReceiver.start { _ in
+            await gate.wait()
+            return .ok
+        }
+        let config = directory + "/herald.yml"
+        try """
+            delivery:
+              shutdown_grace_period: 0.5
+              lease_duration: 600
+              batch_size: 50
+            providers:
+              http:
+                kind: http
+                timeout: 600
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        var herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await registerWebhooks(subscribers, receiver: receiver, port: port)
+        #expect(try await post("http://127.0.0.1:\(port)/event/broadcast", form: "msg=drain") == 204)
+        // Answers are held, so count arrivals rather than answered requests.
+        try await eventually(limit: .seconds(60)) { gate.arrivals >= 50 }
+
+        herald.signal(SIGTERM)
+        #expect(await herald.waitForExit() == 0, "\(herald.log)")
+        gate.open()
+
+        herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await eventually(limit: .seconds(120)) { Set(receiver.requests.map(\.path)).count == subscribers }
+        herald.signal(SIGTERM)
+        #expect(await herald.waitForExit() == 0)
+        await receiver.stop()
+    }
+
+    /// `kill -9` while deliveries wait for their retry: after the restart they are delivered.
+    @Test func crashWithPendingRetriesDeliversThemAfterRestart() async throws {
+        let subscribers = 50
+        let directory = TestHerald.makeTemporaryDirectory()
+        let port = try HeraldProcess.freePort()
+        let gate = Gate()
+        let receiver = try await WebhookReceiver.start { _ in gate.isOpen ? .ok : .serviceUnavailable }
+        let config = directory + "/herald.yml"
+        try """
+            delivery:
+              retry_delay: 0.5
+              max_retry_delay: 1
+              max_attempts: 100
+              lease_duration: 2
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        var herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await registerWebhooks(subscribers, receiver: receiver, port: port)
+        #expect(try await post("http://127.0.0.1:\(port)/event/broadcast", form: "msg=retry") == 204)
+        // Every subscriber failed at least once: all of them are pending retries now.
+        try await eventually(limit: .seconds(60)) { Set(receiver.requests.map(\.path)).count == subscribers }
+        herald.signal(SIGKILL)
+        _ = await herald.waitForExit()
+        let failedBefore = receiver.count
+        gate.open()
+
+        herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await eventually(limit: .seconds(120)) {
+            Set(receiver.requests.dropFirst(failedBefore).map(\.path)).count == subscribers
+        }
+        herald.signal(SIGTERM)
+        #expect(await herald.waitForExit() == 0)
+        await receiver.stop()
+    }
+}
+
+/// A latch a test opens to let held webhook answers go.
+final class Gate: Sendable {
+    private let state = Mutex((isOpen: false, arrivals: 0))
+
+    var isOpen: Bool { state.withLock { $0.isOpen } }
+
+    /// Requests that reached ``wait()``.
+    var arrivals: Int { state.withLock { $0.arrivals } }
+
+    func open() { state.withLock { $0.isOpen = true } }
+
+    func wait() async {
+        state.withLock { $0.arrivals += 1 }
+        while !isOpen { try? await Task.sleep(for: .milliseconds(10)) }
     }
 }
