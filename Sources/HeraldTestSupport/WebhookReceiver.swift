@@ -39,15 +39,22 @@ public final class WebhookReceiver: Sendable {
 
     /// Starts a receiver on a free loopback port; `tls` makes it HTTPS.
     public static func start(tls: TLSConfiguration? = nil, behaviour: @escaping Behaviour = { _ in .ok }) async throws -> WebhookReceiver {
+        try await start(tls: tls, responder: { request in (await behaviour(request), HTTPFields()) })
+    }
+
+    /// Starts a receiver whose answers carry headers too (`Retry-After`, ...).
+    public static func start(
+        tls: TLSConfiguration? = nil, responder: @escaping @Sendable (Received) async -> (HTTPResponse.Status, HTTPFields)
+    ) async throws -> WebhookReceiver {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let box = Mutex<WebhookReceiver?>(nil)
         let router = Router()
         router.on("**", method: .post) { request, context -> Response in
             let body = try await request.body.collect(upTo: 1 << 22)
             let item = Received(path: request.uri.path, method: "POST", headers: request.headers, body: String(buffer: body))
-            let status = await behaviour(item)
+            let (status, headers) = await responder(item)
             box.withLock { $0 }?.received.withLock { $0.append(item) }
-            return Response(status: status)
+            return Response(status: status, headers: headers)
         }
         var logger = Logger(label: "webhook-receiver")
         logger.logLevel = .warning
