@@ -17,6 +17,9 @@ enum ConfigurationSchema {
         "udp": .section(endpoint),
         "database": .scalar,
         "access_log": .scalar,
+        "header_timeout": .scalar,
+        "body_timeout": .scalar,
+        "idle_timeout": .scalar,
         "auth": .entries(.section(user)),
         "acl": .section(acl),
     ]

@@ -17,6 +17,14 @@ extension HeraldConfiguration {
         ///
         /// Entries are only checked to be non-empty here; the server parses them with the access-list type.
         public var acl: [Realm: [String]]
+        /// How long a client may take to send a request's head, from connecting or from the previous
+        /// answer (`server.header_timeout`, seconds); default 10 s. A slower client is disconnected.
+        public var headerTimeout: Duration
+        /// How long a client may take to send a request's body after its head (`server.body_timeout`,
+        /// seconds); default 30 s.
+        public var bodyTimeout: Duration
+        /// How long a kept-alive connection may stay idle (`server.idle_timeout`, seconds); default 60 s.
+        public var idleTimeout: Duration
 
         /// Creates a server section; every argument defaults to the documented default.
         public init(
@@ -25,7 +33,10 @@ extension HeraldConfiguration {
             database: String = "sqlite:herald.db",
             accessLog: Bool = false,
             auth: [String: User] = [:],
-            acl: [Realm: [String]] = [:]
+            acl: [Realm: [String]] = [:],
+            headerTimeout: Duration = .seconds(10),
+            bodyTimeout: Duration = .seconds(30),
+            idleTimeout: Duration = .seconds(60)
         ) {
             self.http = http
             self.udp = udp
@@ -33,6 +44,9 @@ extension HeraldConfiguration {
             self.accessLog = accessLog
             self.auth = auth
             self.acl = acl
+            self.headerTimeout = headerTimeout
+            self.bodyTimeout = bodyTimeout
+            self.idleTimeout = idleTimeout
         }
 
         /// Reads `server`, or the defaults when it is absent.
@@ -51,6 +65,9 @@ extension HeraldConfiguration {
                 self.database = database
             }
             accessLog = try section.bool("access_log") ?? accessLog
+            headerTimeout = try section.duration("header_timeout", minimum: .milliseconds(1)) ?? headerTimeout
+            bodyTimeout = try section.duration("body_timeout", minimum: .milliseconds(1)) ?? bodyTimeout
+            idleTimeout = try section.duration("idle_timeout", minimum: .milliseconds(1)) ?? idleTimeout
             for (name, user) in try section.entrySections("auth") {
                 guard !name.isEmpty, !name.contains(":") else {
                     // HTTP Basic splits user and password at the first colon.

@@ -112,8 +112,16 @@ public struct HeraldApplication: Sendable {
         AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub, retryWakeUp: engine.retryWakeUp).register(on: router)
 
         let onHTTP = bound.http
+        let httpLogger = logger
         let application = Application(
             router: router,
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [
+                    RequestReadTimeoutHandler(
+                        headerTimeout: server.headerTimeout.timeAmount,
+                        bodyTimeout: server.bodyTimeout.timeAmount, logger: httpLogger)
+                ],
+                idleTimeout: server.idleTimeout.timeAmount)),
             configuration: .init(address: .hostname(server.http.host, port: server.http.port), serverName: nil),
             onServerRunning: { channel in onHTTP(channel.localAddress?.port ?? server.http.port) },
             logger: logger

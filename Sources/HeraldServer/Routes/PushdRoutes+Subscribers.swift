@@ -5,13 +5,19 @@ import HTTPTypes
 import Hummingbird
 
 extension PushdRoutes {
+    /// Longest stored token in bytes: far above any push service's (a Web Push subscription is under 1 kB,
+    /// a webhook URL rarely over 2 kB), low enough that registrations cannot bloat the store.
+    public static let maxTokenLength = 4096
+
     /// `POST /subscribers` (§4.2).
     func registerSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let body = try await body(request)
         guard let proto = body["proto"]?.scalarText, !proto.isEmpty, let provider = providers[proto] else {
             throw APIError.invalidValue("proto")
         }
-        guard let token = provider.normalizeToken(TokenInput(token: body["token"], body: body)) else {
+        guard let token = provider.normalizeToken(TokenInput(token: body["token"], body: body)),
+            token.token.utf8.count <= Self.maxTokenLength, token.identity.utf8.count <= Self.maxTokenLength
+        else {
             throw APIError.invalidValue("token")
         }
         let fields: SubscriberFields

@@ -28,10 +28,31 @@ public struct EventDatagram: Sendable, Equatable {
             return nil
         }
         var input = datagram
-        guard let output = try? input.decompress(with: algorithm, maxSize: maxDecompressedSize + 1),
-            output.readableBytes > 0, output.readableBytes <= maxDecompressedSize
+        let decompressor = algorithm.decompressor
+        guard (try? decompressor.startStream()) != nil else { return nil }
+        defer { try? decompressor.finishStream() }
+        guard let output = try? input.decompressStream(with: decompressor, maxSize: maxDecompressedSize + 1),
+            output.readableBytes > 0, output.readableBytes <= maxDecompressedSize,
+            streamEnded(decompressor, rest: &input)
         else { return nil }
         return parse(String(decoding: output.readableBytesView, as: UTF8.self))
+    }
+
+    /// Whether the stream `decompressor` has read reached its end (and checksum), rather than being cut short.
+    ///
+    /// CompressNIO returns whatever a truncated stream inflates to without an error, which would
+    /// publish a truncated query. Asked for more after the end, zlib answers "stream end" again;
+    /// inside an unfinished stream with no input left it cannot progress, which CompressNIO
+    /// throws as `inputBufferOverflow`.
+    private static func streamEnded(_ decompressor: NIODecompressor, rest: inout ByteBuffer) -> Bool {
+        // Room for output, which zlib requires even when it has nothing to write.
+        var probe = ByteBufferAllocator().buffer(capacity: 16)
+        do {
+            try decompressor.streamInflate(from: &rest, to: &probe)
+        } catch {
+            return false
+        }
+        return probe.readableBytes == 0
     }
 
     /// Splits `"<METHOD> <URL>"` (or just `"<URL>"`, meaning `POST`).

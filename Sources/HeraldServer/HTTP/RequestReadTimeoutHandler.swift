@@ -1,0 +1,94 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// Closes connections whose client is too slow to send a request: the request head must arrive
+/// within `headerTimeout` of the connection opening (or of the previous response), and its body
+/// within `bodyTimeout` of the head.
+///
+/// Without it a client trickling a byte at a time ("slowloris") holds a connection and its task for
+/// as long as it likes; Hummingbird's idle timeout alone resets on every byte.
+final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// What the connection is waiting for.
+    private enum Phase {
+        case awaitingHead
+        case readingBody
+        case handling
+    }
+
+    private let headerTimeout: TimeAmount
+    private let bodyTimeout: TimeAmount
+    private let logger: Logger
+    private var phase = Phase.awaitingHead
+    private var timer: Scheduled<Void>?
+
+    init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, logger: Logger) {
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context, headerTimeout, waitingFor: "request head") }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context, headerTimeout, waitingFor: "request head")
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            phase = .readingBody
+            arm(context, bodyTimeout, waitingFor: "request body")
+        case .body:
+            break
+        case .end:
+            phase = .handling
+            disarm()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // The next request of a kept-alive connection gets its own head deadline. An answer given
+        // before the body was read (413, 401) leaves the body deadline running.
+        if case .end = unwrapOutboundIn(data), phase == .handling {
+            phase = .awaitingHead
+            arm(context, headerTimeout, waitingFor: "request head")
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func arm(_ context: ChannelHandlerContext, _ timeout: TimeAmount, waitingFor what: String) {
+        disarm()
+        let logger = self.logger
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(in: timeout) {
+            logger.debug("closing a connection whose client was too slow", metadata: ["waiting_for": "\(what)"])
+            channel.close(promise: nil)
+        }
+    }
+
+    private func disarm() {
+        timer?.cancel()
+        timer = nil
+    }
+}
