@@ -110,6 +110,12 @@ public struct APNsProvider: PushProvider {
         }
     }
 
+    public var connectionStatistics: ProviderConnectionStatistics? {
+        let statistics = pool.statistics
+        return ProviderConnectionStatistics(
+            connections: statistics.openConnections, streamsInUse: statistics.streamsInFlight, queued: statistics.queuedRequests)
+    }
+
     public func shutdown() async {
         await pool.shutdown()
     }

@@ -138,6 +138,11 @@ import Testing
             }
             #expect(bed.simulator.requestCount == 4)
             #expect(try await herald.application.store.counts().retries == 0)
+            let metrics = try await herald.request(.GET, "/metrics").body
+            #expect(metrics.contains(#"herald_retries_total{provider="apns"} 3"#))
+            #expect(metrics.contains(#"herald_deliveries_total{provider="apns",outcome="transient"} 3"#))
+            #expect(metrics.contains(#"herald_provider_connections{provider="apns"} 1"#), "one HTTP/2 connection carried it all")
+            #expect(metrics.contains(#"herald_provider_streams{provider="apns",state="in_use"} 0"#))
         }
     }
 

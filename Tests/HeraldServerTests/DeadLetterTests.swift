@@ -28,6 +28,7 @@ import Testing
                     return counts.jobs == 0 && counts.retries == 0 && counts.deadLetters == 3
                 }
                 #expect(receiver.count == 6, "two attempts each, then given up")
+                #expect(try await herald.request(.GET, "/metrics").body.contains(#"herald_dead_letters_total{provider="http"} 3"#))
 
                 let listing = try await herald.request(.GET, "/dead-letters?provider=http&event=news")
                 #expect(listing.status == 200)

@@ -73,6 +73,24 @@ public enum RenderResult<Message: Sendable>: Sendable {
     case fail(DeliveryOutcome)
 }
 
+/// A snapshot of a provider's connections, for the `herald_provider_connections` and
+/// `herald_provider_streams` gauges.
+public struct ProviderConnectionStatistics: Sendable, Equatable {
+    /// Open connections (HTTP/2: ready ones).
+    public var connections: Int
+    /// Requests in flight on those connections (HTTP/2: streams in use).
+    public var streamsInUse: Int
+    /// Requests waiting for a free stream or connection.
+    public var queued: Int
+
+    /// Creates a snapshot.
+    public init(connections: Int, streamsInUse: Int, queued: Int = 0) {
+        self.connections = connections
+        self.streamsInUse = streamsInUse
+        self.queued = queued
+    }
+}
+
 /// A configured push provider: a named instance of a kind, the `proto` clients register with.
 ///
 /// A kind validates tokens, renders the per-subscriber message and delivers it,
@@ -106,6 +124,9 @@ public protocol PushProvider: Sendable {
     /// Sends one rendered message to one target.
     func send(_ message: Message, to target: DeliveryTarget) async -> DeliveryOutcome
 
+    /// Its connections now, if it keeps any it can count (`nil`: none to report).
+    var connectionStatistics: ProviderConnectionStatistics? { get }
+
     /// Releases connections; called once at shutdown.
     func shutdown() async
 }
@@ -127,6 +148,9 @@ extension PushProvider {
 
     /// Nothing to release by default.
     public func shutdown() async {}
+
+    /// Kinds without a connection pool of their own report nothing.
+    public var connectionStatistics: ProviderConnectionStatistics? { nil }
 
     /// Renders and sends in one step, for single deliveries (`/test`, retries).
     public func deliver(_ notification: PublishedEvent, variant: MessageVariant, to target: DeliveryTarget) async -> DeliveryOutcome? {

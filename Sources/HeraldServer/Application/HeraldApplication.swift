@@ -109,7 +109,8 @@ public struct HeraldApplication: Sendable {
         router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: metrics))
         PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger)
             .register(on: router)
-        AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub, retryWakeUp: engine.retryWakeUp).register(on: router)
+        AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub, retryWakeUp: engine.retryWakeUp, providers: providers)
+            .register(on: router)
 
         let onHTTP = bound.http
         let httpLogger = logger

@@ -1,3 +1,4 @@
+import HeraldPipeline
 import Metrics
 import Prometheus
 
@@ -52,9 +53,17 @@ public struct ServerMetrics: Sendable {
     }
 
     /// Records the sampled gauges.
-    func sample(jobs: Int, retries: Int, listeners: Int) {
+    func sample(jobs: Int, retries: Int, listeners: Int, providers: ProviderSet) {
         backlogJobs.record(jobs)
         backlogRetries.record(retries)
         self.listeners.record(listeners)
+        for (name, provider) in providers.byName {
+            guard let statistics = provider.connectionStatistics else { continue }
+            Metrics.Gauge(label: "herald_provider_connections", dimensions: [("provider", name)], factory: factory).record(statistics.connections)
+            Metrics.Gauge(label: "herald_provider_streams", dimensions: [("provider", name), ("state", "in_use")], factory: factory)
+                .record(statistics.streamsInUse)
+            Metrics.Gauge(label: "herald_provider_streams", dimensions: [("provider", name), ("state", "queued")], factory: factory)
+                .record(statistics.queued)
+        }
     }
 }

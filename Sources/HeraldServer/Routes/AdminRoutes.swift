@@ -16,14 +16,17 @@ public struct AdminRoutes: Sendable {
     let hub: EventStreamHub?
     /// Woken after a replay, so replayed dead letters are sent at once.
     let retryWakeUp: WakeUpSignal
+    /// The providers, whose connections `/metrics` reports.
+    let providers: ProviderSet
 
     /// Creates the routes.
-    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?, retryWakeUp: WakeUpSignal) {
+    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?, retryWakeUp: WakeUpSignal, providers: ProviderSet) {
         self.store = store
         self.authorizer = authorizer
         self.metrics = metrics
         self.hub = hub
         self.retryWakeUp = retryWakeUp
+        self.providers = providers
     }
 
     /// Adds the routes to `router`.
@@ -54,7 +57,7 @@ public struct AdminRoutes: Sendable {
     /// `GET /metrics`: the Prometheus text exposition format, with the backlog and listener gauges sampled now.
     func prometheusText() async throws -> Response {
         let backlog = try await store.backlog()
-        metrics.sample(jobs: backlog.jobs, retries: backlog.retries, listeners: hub?.listenerCount ?? 0)
+        metrics.sample(jobs: backlog.jobs, retries: backlog.retries, listeners: hub?.listenerCount ?? 0, providers: providers)
         return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
