@@ -24,13 +24,19 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as HTTPResponseError {
             response = APIError.bare(error.status).response
         } catch {
-            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            // The context's logger carries Hummingbird's request id (`hb.request.id`), which ties this line to the access log.
+            context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             response = APIError.unavailable.response
         }
         let route = context.endpointPath ?? "unmatched"
         metrics.request(route: route, method: request.method.rawValue, status: Int(response.status.code))
         if accessLog {
-            logger.info("\(request.method) \(request.uri) \(response.status.code)")
+            var line = context.logger
+            line.logLevel = logger.logLevel
+            line.info("request", metadata: [
+                "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                "route": "\(route)",
+            ])
         }
         return response
     }
