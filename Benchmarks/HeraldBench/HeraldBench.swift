@@ -10,7 +10,7 @@ struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
         abstract: "Measure Herald's APNs fan-out against the simulator and an h2o sink, with h2load as the yardstick.",
-        subcommands: [APNsFanOut.self],
+        subcommands: [APNsFanOut.self, Soak.self],
         defaultSubcommand: APNsFanOut.self
     )
 }
