@@ -28,7 +28,7 @@ enum ConfigurationSchema {
     static let log: [String: KeyShape] = ["level": .scalar]
 
     /// `event_source`.
-    static let eventSource: [String: KeyShape] = ["enabled": .scalar, "keepalive_interval": .scalar, "max_buffered": .scalar]
+    static let eventSource: [String: KeyShape] = ["enabled": .scalar, "keepalive_interval": .scalar, "max_buffered": .scalar, "max_listeners": .scalar]
 
     /// `outbound`.
     static let outbound: [String: KeyShape] = ["ca_file": .scalar]

@@ -10,12 +10,15 @@ extension HeraldConfiguration {
         /// Messages buffered per listener before a slow listener is disconnected
         /// (`event_source.max_buffered`); default 1024.
         public var maxBuffered: Int
+        /// Open listeners beyond which `GET /subscribe` answers 503 (`event_source.max_listeners`); default 10000.
+        public var maxListeners: Int
 
         /// Creates an event-source section.
-        public init(enabled: Bool = true, keepaliveInterval: Duration = .seconds(10), maxBuffered: Int = 1024) {
+        public init(enabled: Bool = true, keepaliveInterval: Duration = .seconds(10), maxBuffered: Int = 1024, maxListeners: Int = 10_000) {
             self.enabled = enabled
             self.keepaliveInterval = keepaliveInterval
             self.maxBuffered = maxBuffered
+            self.maxListeners = maxListeners
         }
 
         /// Reads `event_source`, or the defaults when it is absent.
@@ -26,6 +29,7 @@ extension HeraldConfiguration {
             enabled = try section.bool("enabled") ?? enabled
             keepaliveInterval = try section.duration("keepalive_interval", minimum: .milliseconds(1)) ?? keepaliveInterval
             maxBuffered = try section.int("max_buffered", atLeast: 1) ?? maxBuffered
+            maxListeners = try section.int("max_listeners", atLeast: 1) ?? maxListeners
         }
     }
 }

@@ -24,6 +24,23 @@ import Testing
         }
     }
 
+    @Test func listenersBeyondTheCapAreRefusedUntilOneLeaves() async throws {
+        try await withHerald(yaml: "event_source:\n  max_listeners: 2\n") { herald in
+            let first = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=a")
+            let second = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=b")
+            #expect(first.status == 200 && second.status == 200)
+            let refused = try await herald.request(.GET, "/subscribe?events=c", headers: [("Accept", "text/event-stream")])
+            #expect(refused.status == 503)
+            #expect(refused.body == #"{"error":"Too many event-stream listeners"}"#)
+            first.close()
+            try await eventually { try await herald.request(.GET, "/metrics").body.contains("herald_sse_listeners 1") }
+            let third = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=c")
+            #expect(third.status == 200)
+            second.close()
+            third.close()
+        }
+    }
+
     @Test func keepaliveArrivesPeriodically() async throws {
         try await withHerald(yaml: "event_source:\n  keepalive_interval: 0.05\n") { herald in
             let stream = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=a")

@@ -100,7 +100,8 @@ public struct HeraldApplication: Sendable {
         let engine = DeliveryEngine(
             store: store, providers: providers, policy: policy, logger: logger.child("herald.delivery"), metricsFactory: metrics.factory)
         let hub = configuration.eventSource.enabled
-            ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered, logger: logger.child("herald.sse"))
+            ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
+                maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
             : nil
         let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger, metrics: metrics,
             maxBacklog: configuration.delivery.maxBacklog)

@@ -29,22 +29,31 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
     private let state = Mutex(State())
     private let keepaliveInterval: Duration
     private let bufferLimit: Int
+    private let maxListeners: Int
     private let logger: Logger
     private static let keepalive = ByteBuffer(string: "\n")
 
-    /// Creates a hub that writes a keepalive every `keepaliveInterval` and keeps at most
-    /// `bufferLimit` unsent messages per listener.
-    public init(keepaliveInterval: Duration = .seconds(10), bufferLimit: Int = 1024, logger: Logger) {
+    /// Creates a hub that writes a keepalive every `keepaliveInterval`, keeps at most
+    /// `bufferLimit` unsent messages per listener and at most `maxListeners` listeners.
+    public init(keepaliveInterval: Duration = .seconds(10), bufferLimit: Int = 1024, maxListeners: Int = 10_000, logger: Logger) {
         self.keepaliveInterval = keepaliveInterval
         self.bufferLimit = bufferLimit
+        self.maxListeners = maxListeners
         self.logger = logger
     }
 
     /// Registers a listener for `events`; the stream ends when the hub shuts down or the listener is removed.
-    public func listen(to events: [String]) -> (id: Int, stream: Stream) {
+    ///
+    /// - Returns: `nil` when the hub already has its maximum of listeners.
+    public func listen(to events: [String]) -> (id: Int, stream: Stream)? {
         let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        var full = false
         let id = state.withLock { state -> Int? in
             guard !state.closed else { return nil }
+            guard state.listeners.count < maxListeners else {
+                full = true
+                return nil
+            }
             let id = state.nextID
             state.nextID += 1
             state.listeners[id] = Listener(events: events, continuation: continuation)
@@ -53,7 +62,7 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
         }
         guard let id else {
             continuation.finish()
-            return (-1, stream)
+            return full ? nil : (-1, stream)
         }
         continuation.onTermination = { [weak self] _ in self?.remove(id) }
         return (id, stream)

@@ -13,7 +13,9 @@ extension PushdRoutes {
         guard !events.isEmpty else { throw APIError.bare(.badRequest) }
         guard Self.acceptsEventStream(request.headers[.accept]) else { throw APIError.bare(.notAcceptable) }
 
-        let (_, stream) = hub.listen(to: events)
+        guard let (_, stream) = hub.listen(to: events) else {
+            throw APIError.json(.serviceUnavailable, "Too many event-stream listeners")
+        }
         let padding = request.headers[.userAgent]?.contains("MSIE") == true ? 2047 : 0
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: String(repeating: "\n", count: 1 + padding)))
