@@ -92,6 +92,7 @@ let package = Package(
                 "HeraldPipeline",
                 "HeraldWebhook",
                 "HeraldAPNs",
+                "HeraldWebPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -110,6 +111,7 @@ let package = Package(
                 "HeraldServer",
                 "HeraldConfiguration",
                 "HeraldSimulators",
+                "HeraldWebPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -144,6 +146,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The `webpush` provider kind: Web Push with aes128gcm encryption and VAPID (RFC 8030/8291/8292).
+        .target(
+            name: "HeraldWebPush",
+            dependencies: [
+                "HeraldCore", "HeraldWebhook",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Faithful local imitations of the push services (`herald simulate`, tests, benchmarks).
         .target(
             name: "HeraldSimulators",
@@ -159,9 +175,12 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // Simulators being written in private packages; taken in as each lands.
-            exclude: ["FCM", "WebPush", "WNS", "MPNS", "GCMLegacy"]
+            exclude: ["FCM", "WNS", "MPNS", "GCMLegacy"]
         ),
         // The fan-out benchmark (BENCHMARKS.md), apart from the tests.
         .executableTarget(
@@ -208,6 +227,7 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore", "HeraldSimulators",
+                "HeraldWebPush",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -254,6 +274,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldWebPushTests",
+            dependencies: [
+                "HeraldWebPush", "HeraldCore", "HeraldSimulators",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Collections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldPipeline
 import HeraldStore
 import HeraldWebhook
+import HeraldWebPush
 import Hummingbird
 import Logging
 import NIOCore
@@ -14,7 +15,7 @@ import ServiceLifecycle
 public struct HeraldApplication: Sendable {
     /// The provider kinds this build of Herald ships.
     public static var standardKinds: ProviderKindRegistry {
-        ProviderKindRegistry([WebhookKind(), APNsKind()])
+        ProviderKindRegistry([WebhookKind(), APNsKind(), WebPushKind()])
     }
 
     /// Where the server's sockets ended up (useful with port 0).
@@ -112,6 +113,7 @@ public struct HeraldApplication: Sendable {
             .register(on: router)
         AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub, retryWakeUp: engine.retryWakeUp, providers: providers)
             .register(on: router)
+        WebPushRoutes(providers: providers, authorizer: authorizer).register(on: router)
 
         let onHTTP = bound.http
         let httpLogger = logger
