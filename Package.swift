@@ -92,6 +92,7 @@ let package = Package(
                 "HeraldPipeline",
                 "HeraldWebhook",
                 "HeraldAPNs",
+                "HeraldFCM",
                 "HeraldWebPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -112,6 +113,7 @@ let package = Package(
                 "HeraldConfiguration",
                 "HeraldSimulators",
                 "HeraldWebPush",
+                "HeraldFCM",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -140,6 +142,19 @@ let package = Package(
                 "HeraldCore",
                 "HeraldHTTP2",
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `fcm` provider kind: FCM HTTP v1 over Herald's HTTP/2 pool, OAuth 2 service-account tokens.
+        .target(
+            name: "HeraldFCM",
+            dependencies: [
+                "HeraldCore", "HeraldHTTP2",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -178,9 +193,10 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             // Simulators being written in private packages; taken in as each lands.
-            exclude: ["FCM", "WNS", "MPNS", "GCMLegacy"]
+            exclude: ["WNS", "MPNS", "GCMLegacy"]
         ),
         // The fan-out benchmark (BENCHMARKS.md), apart from the tests.
         .executableTarget(
@@ -227,7 +243,7 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore", "HeraldSimulators",
-                "HeraldWebPush",
+                "HeraldWebPush", "HeraldFCM",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -274,6 +290,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldFCMTests",
+            dependencies: [
+                "HeraldFCM", "HeraldCore", "HeraldSimulators", "HeraldHTTP2",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

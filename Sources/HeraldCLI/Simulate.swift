@@ -19,7 +19,7 @@ struct Simulate: AsyncParsableCommand {
     )
 
     /// The simulators this build has.
-    static let availableKinds = ["apns"]
+    static let availableKinds = ["apns", "fcm", "webpush"]
 
     @Option(name: .long, help: "Write a Herald configuration with a provider of every simulated kind to this file.")
     var configOut: String?
@@ -29,6 +29,12 @@ struct Simulate: AsyncParsableCommand {
 
     @Option(name: .long, help: "The APNs simulator's port.")
     var apnsPort: Int = 2197
+
+    @Option(name: .long, help: "The FCM simulator's port (sends and the OAuth token endpoint).")
+    var fcmPort: Int = 9444
+
+    @Option(name: .long, help: "The Web Push simulator's port.")
+    var webPushPort: Int = 9446
 
     @Option(name: .long, help: "The bundle id (apns-topic) the APNs simulator serves.")
     var apnsTopic: String = "com.example.app"
@@ -58,6 +64,16 @@ struct Simulate: AsyncParsableCommand {
         var simulators: [any SimulatorHandle] = []
         if selected.contains("apns") {
             let (handle, yaml) = try await startAPNs(authority: authority, directory: directory, logger: logger)
+            simulators.append(handle)
+            providers.append(yaml)
+        }
+        if selected.contains("fcm") {
+            let (handle, yaml) = try await startFCM(authority: authority, directory: directory, logger: logger)
+            simulators.append(handle)
+            providers.append(yaml)
+        }
+        if selected.contains("webpush") {
+            let (handle, yaml) = try await startWebPush(authority: authority, directory: directory, logger: logger)
             simulators.append(handle)
             providers.append(yaml)
         }

@@ -59,6 +59,20 @@ public final class HeraldProcess: @unchecked Sendable {
         return child
     }
 
+    /// Starts `herald` with `arguments` (any command) without waiting for anything; `port` is not used by it.
+    public static func spawn(_ arguments: [String], directory: String) throws -> HeraldProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let stderrFile = (directory as NSString).appendingPathComponent("herald-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: stderrFile, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return HeraldProcess(process: process, stderrFile: stderrFile, port: 0)
+    }
+
     /// What the child wrote to standard error so far.
     public var log: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
 

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAPNs
 import HeraldConfiguration
 import HeraldCore
+import HeraldFCM
 import HeraldPipeline
 import HeraldStore
 import HeraldWebhook
@@ -15,7 +16,7 @@ import ServiceLifecycle
 public struct HeraldApplication: Sendable {
     /// The provider kinds this build of Herald ships.
     public static var standardKinds: ProviderKindRegistry {
-        ProviderKindRegistry([WebhookKind(), APNsKind(), WebPushKind()])
+        ProviderKindRegistry([WebhookKind(), APNsKind(), FCMKind(), WebPushKind()])
     }
 
     /// Where the server's sockets ended up (useful with port 0).

@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldTestSupport
+import NIOCore
+import Testing
+
+/// `herald simulate --config-out`: the whole system on one machine, as the README shows it.
+@Suite(.serialized) struct SimulateCommandTests {
+    func post(_ url: String, form: String? = nil, json: String? = nil) async throws -> (status: Int, body: String) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: form))
+        } else if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: body))
+    }
+
+    @Test func everySimulatedKindReceivesABroadcast() async throws {
+        let directory = TestHerald.makeTemporaryDirectory()
+        let config = directory + "/simulated.yml"
+        let simulate = try HeraldProcess.spawn(
+            ["simulate", "--config-out", config, "--directory", directory + "/sim",
+             "--apns-port", "0", "--fcm-port", "0", "--web-push-port", "0"],
+            directory: directory)
+        defer { simulate.signal(SIGTERM) }
+        try await eventually(limit: .seconds(60)) {
+            (try? String(contentsOfFile: config, encoding: .utf8))?.contains("kind: http") == true
+        }
+        let port = try HeraldProcess.freePort()
+        let herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        let base = "http://127.0.0.1:\(port)"
+        let apnsToken = String(repeating: "ab", count: 32)
+        #expect(try await post(base + "/subscribers", form: "proto=apns&token=\(apnsToken)").status == 201)
+        #expect(try await post(base + "/subscribers", form: "proto=gcm&token=\(String(repeating: "f", count: 64))").status == 201)
+        let subscription = try String(contentsOfFile: directory + "/sim/webpush-subscription.json", encoding: .utf8)
+        let webPush = try await post(base + "/subscribers", json: #"{"proto":"webpush","token":\#(subscription)}"#)
+        #expect(webPush.status == 201, "\(webPush.body)")
+
+        #expect(try await post(base + "/event/broadcast", form: "msg=Hello+from+every+service").status == 204)
+        try await eventually(limit: .seconds(60)) {
+            simulate.log.contains("apns: 1 accepted of 1, fcm: 1 accepted of 1, webpush: 1 accepted of 1")
+        }
+        herald.signal(SIGTERM)
+        #expect(await herald.waitForExit() == 0)
+        simulate.signal(SIGTERM)
+        #expect(await simulate.waitForExit() == 0)
+    }
+}
