@@ -81,9 +81,15 @@ public struct PublishedEvent: Sendable, Equatable, Hashable, Codable {
     }
 
     /// The Unix time after which this must not be delivered: `expiration`, else `publishedAt + ttl`.
+    ///
+    /// The sum saturates: a payload may give any `ttl` up to `Int64.max`, which must mean
+    /// "practically never" rather than trap the delivery engine.
     public func deadline(publishedAt: Int64) -> Int64? {
         if let expiration { return expiration }
-        if let ttl { return publishedAt + Int64(ttl) }
+        if let ttl {
+            let (sum, overflow) = publishedAt.addingReportingOverflow(Int64(ttl))
+            return overflow ? (ttl < 0 ? .min : .max) : sum
+        }
         return nil
     }
 }
