@@ -125,6 +125,12 @@ public struct FCMProvider: PushProvider {
         }
     }
 
+    public var connectionStatistics: ProviderConnectionStatistics? {
+        let statistics = pool.statistics
+        return ProviderConnectionStatistics(
+            connections: statistics.openConnections, streamsInUse: statistics.streamsInFlight, queued: statistics.queuedRequests)
+    }
+
     public func shutdown() async {
         await pool.shutdown()
         try? await httpClient.shutdown()
