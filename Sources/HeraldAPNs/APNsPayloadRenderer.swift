@@ -86,7 +86,11 @@ public struct APNsPayloadRenderer: Sendable {
         guard body.readableBytes <= pushType.maxPayloadBytes else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "PayloadTooLarge"))
         }
-        let expiration = event.expiration ?? event.ttl.map { now + Int64($0) }
+        // Saturating: a payload may carry any ttl up to Int64.max, meaning "practically never".
+        let expiration = event.expiration ?? event.ttl.map { ttl in
+            let (sum, overflow) = now.addingReportingOverflow(Int64(ttl))
+            return overflow ? (ttl < 0 ? .min : .max) : sum
+        }
         return .send(APNsMessage(body: body, pushType: pushType, priority: priority, expiration: expiration, collapseID: event.collapseKey))
     }
 }

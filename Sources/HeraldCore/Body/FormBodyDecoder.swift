@@ -126,6 +126,32 @@ public enum FormBodyDecoder {
             }
         }
 
+        /// `[].concat(self, other)`, in place.
+        mutating func concatenate(_ other: Node) {
+            var items: [Node?]
+            if case .array(let elements) = self { items = elements } else { items = [self] }
+            // Let go of the old value so that `items` holds the only reference and grows in place.
+            self = .bool(false)
+            if case .array(let elements) = other { items.append(contentsOf: elements) } else { items.append(other) }
+            self = .array(items)
+        }
+
+        /// Changes an array's items in place; does nothing to other values.
+        mutating func updateItems(_ body: (inout [Node?]) -> Void) {
+            guard case .array(var items) = self else { return }
+            self = .bool(false)  // as in `concatenate`: no copy of the items
+            body(&items)
+            self = .array(items)
+        }
+
+        /// Changes an object's members in place; does nothing to other values.
+        mutating func updateMembers(_ body: (inout OrderedDictionary<String, Node>) -> Void) {
+            guard case .object(var members) = self else { return }
+            self = .bool(false)  // as in `concatenate`: no copy of the members
+            body(&members)
+            self = .object(members)
+        }
+
         /// The value with array holes removed (`qs`'s `compact`), as a body value.
         var bodyValue: BodyValue {
             switch self {
@@ -142,12 +168,13 @@ public enum FormBodyDecoder {
         let arrayLimit: Int
 
         func parse(_ input: [UInt8]) -> BodyValue {
-            // parseValues: raw keys → values, repeated keys combined into arrays.
+            // parseValues: raw keys → values, repeated keys combined into arrays (in place: a new
+            // array per repetition made a key repeated n times cost n²).
             var flat: OrderedDictionary<String, Node> = [:]
             for part in input.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
                 let (key, value) = splitPart(part)
-                if let existing = flat[key] {
-                    flat[key] = combine(existing, value)
+                if let index = flat.index(forKey: key) {
+                    flat.values[index].concatenate(value)
                 } else {
                     flat[key] = value
                 }
@@ -256,11 +283,11 @@ public enum FormBodyDecoder {
             return Int(text)
         }
 
-        /// Merges a parsed key's value into the top-level object in place.
+        /// Merges a parsed key's value into an object in place.
         private func mergeMembers(of source: Node, into target: inout OrderedDictionary<String, Node>) {
             for (key, value) in Self.members(of: source) {
-                if let existing = target[key] {
-                    target[key] = merge(existing, value)
+                if let index = target.index(forKey: key) {
+                    merge(value, into: &target.values[index])
                 } else {
                     target[key] = value
                 }
@@ -279,46 +306,51 @@ public enum FormBodyDecoder {
             }
         }
 
-        /// qs's `utils.merge`.
-        private func merge(_ target: Node, _ source: Node) -> Node {
-            if source.isFalsy { return target }
+        /// qs's `utils.merge`, in place as JavaScript's is: a copy of the target per merge made
+        /// n keys under one parent cost n² (a 1 MB body of them took a third of a second).
+        private func merge(_ source: Node, into target: inout Node) {
+            if source.isFalsy { return }
             if !source.isContainer {
-                switch target {
-                case .array(var items):
-                    items.append(source)
-                    return .array(items)
-                case .object(var members):
-                    members[source.keyText] = .bool(true)
-                    return .object(members)
-                case .string, .bool:
-                    return .array([target, source])
+                if case .array = target {
+                    target.updateItems { $0.append(source) }
+                } else if case .object = target {
+                    target.updateMembers { $0[source.keyText] = .bool(true) }
+                } else {
+                    target = .array([target, source])
                 }
+                return
             }
-            switch (target, source) {
-            case (.string, .array(let sourceItems)), (.bool, .array(let sourceItems)):
-                return .array([target] + sourceItems)
-            case (.string, _), (.bool, _):
-                return .array([target, source])
-            case (.array(var items), .array(let sourceItems)):
-                for (offset, item) in sourceItems.enumerated() {
-                    guard let item else { continue }
-                    if offset < items.count, let existing = items[offset] {
-                        if existing.isContainer, item.isContainer {
-                            items[offset] = merge(existing, item)
+            if !target.isContainer {
+                if case .array(let sourceItems) = source {
+                    target = .array([target] + sourceItems)
+                } else {
+                    target = .array([target, source])
+                }
+                return
+            }
+            if case .array = target, case .array(let sourceItems) = source {
+                target.updateItems { items in
+                    for (offset, item) in sourceItems.enumerated() {
+                        guard let item else { continue }
+                        if offset < items.count, let existingIsContainer = items[offset]?.isContainer {
+                            if existingIsContainer, item.isContainer {
+                                merge(item, into: &items[offset]!)
+                            } else {
+                                items.append(item)
+                            }
                         } else {
-                            items.append(item)
+                            if offset >= items.count { items.append(contentsOf: repeatElement(nil, count: offset - items.count + 1)) }
+                            items[offset] = item
                         }
-                    } else {
-                        if offset >= items.count { items.append(contentsOf: repeatElement(nil, count: offset - items.count + 1)) }
-                        items[offset] = item
                     }
                 }
-                return .array(items)
-            default:
-                var members = OrderedDictionary(uniqueKeysWithValues: Self.members(of: target).map { ($0.key, $0.value) })
-                mergeMembers(of: source, into: &members)
-                return .object(members)
+                return
             }
+            // An object, or an array merged with an object, which makes it an object of its indexes.
+            if case .array = target {
+                target = .object(OrderedDictionary(uniqueKeysWithValues: Self.members(of: target).map { ($0.key, $0.value) }))
+            }
+            target.updateMembers { mergeMembers(of: source, into: &$0) }
         }
     }
 }

@@ -1,0 +1,18 @@
+import CFuzzerEntry
+import FuzzOracles
+
+// Fuzzes form request bodies and UDP query strings: `FormBodyDecoder` and `RequestBodyDecoder` for forms.
+// The invariants are in Tests/HeraldCoreTests/FuzzRegressionTests.swift (the FuzzOracles module).
+
+/// libFuzzer's entry point, called once per generated input; a broken invariant traps.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    FuzzTarget.formBody.fuzz(data, size)
+    return 0
+}
+
+/// The process entry point under the name SwiftPM links `main` to; it hands over to libFuzzer.
+@_cdecl("FuzzFormBody_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    herald_fuzzer_main(argc, argv)
+}

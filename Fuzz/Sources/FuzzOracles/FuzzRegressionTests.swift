@@ -1,0 +1,1 @@
+../../../Tests/HeraldCoreTests/FuzzRegressionTests.swift

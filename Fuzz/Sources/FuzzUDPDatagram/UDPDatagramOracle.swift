@@ -1,0 +1,1 @@
+../../../Tests/HeraldServerTests/UDPDatagramOracle.swift

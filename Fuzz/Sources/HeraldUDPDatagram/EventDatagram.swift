@@ -1,0 +1,1 @@
+../../../Sources/HeraldServer/UDP/EventDatagram.swift
