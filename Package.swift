@@ -94,6 +94,8 @@ let package = Package(
                 "HeraldAPNs",
                 "HeraldFCM",
                 "HeraldWebPush",
+                "HeraldWNS",
+                "HeraldGCMLegacy",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -161,6 +163,31 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The `wns` and `mpns` provider kinds: Windows Notification Service and the retired Windows Phone service.
+        .target(
+            name: "HeraldWNS",
+            dependencies: [
+                "HeraldCore", "HeraldWebhook",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `gcm-legacy` provider kind: the legacy GCM HTTP protocol, batched, for old compat clients.
+        .target(
+            name: "HeraldGCMLegacy",
+            dependencies: [
+                "HeraldCore", "HeraldWebhook",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The `webpush` provider kind: Web Push with aes128gcm encryption and VAPID (RFC 8030/8291/8292).
         .target(
             name: "HeraldWebPush",
@@ -194,9 +221,8 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            // Simulators being written in private packages; taken in as each lands.
-            exclude: ["WNS", "MPNS", "GCMLegacy"]
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // The fan-out benchmark (BENCHMARKS.md), apart from the tests.
         .executableTarget(
@@ -302,6 +328,29 @@ let package = Package(
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldWNSTests",
+            dependencies: [
+                "HeraldWNS", "HeraldCore", "HeraldSimulators", "HeraldWebhook",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldGCMLegacyTests",
+            dependencies: [
+                "HeraldGCMLegacy", "HeraldCore", "HeraldSimulators", "HeraldWebhook",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

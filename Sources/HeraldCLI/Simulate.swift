@@ -19,7 +19,7 @@ struct Simulate: AsyncParsableCommand {
     )
 
     /// The simulators this build has.
-    static let availableKinds = ["apns", "fcm", "webpush"]
+    static let availableKinds = ["apns", "fcm", "webpush", "wns", "mpns", "gcm-legacy"]
 
     @Option(name: .long, help: "Write a Herald configuration with a provider of every simulated kind to this file.")
     var configOut: String?
@@ -35,6 +35,15 @@ struct Simulate: AsyncParsableCommand {
 
     @Option(name: .long, help: "The Web Push simulator's port.")
     var webPushPort: Int = 9446
+
+    @Option(name: .long, help: "The WNS simulator's port (channels and the OAuth token endpoint).")
+    var wnsPort: Int = 9445
+
+    @Option(name: .long, help: "The MPNS simulator's port.")
+    var mpnsPort: Int = 9447
+
+    @Option(name: .long, help: "The legacy GCM simulator's port.")
+    var gcmLegacyPort: Int = 9448
 
     @Option(name: .long, help: "The bundle id (apns-topic) the APNs simulator serves.")
     var apnsTopic: String = "com.example.app"
@@ -74,6 +83,21 @@ struct Simulate: AsyncParsableCommand {
         }
         if selected.contains("webpush") {
             let (handle, yaml) = try await startWebPush(authority: authority, directory: directory, logger: logger)
+            simulators.append(handle)
+            providers.append(yaml)
+        }
+        if selected.contains("wns") {
+            let (handle, yaml) = try await startWNS(authority: authority, directory: directory, logger: logger)
+            simulators.append(handle)
+            providers.append(yaml)
+        }
+        if selected.contains("mpns") {
+            let (handle, yaml) = try await startMPNS(authority: authority, directory: directory, logger: logger)
+            simulators.append(handle)
+            providers.append(yaml)
+        }
+        if selected.contains("gcm-legacy") {
+            let (handle, yaml) = try await startGCMLegacy(authority: authority, logger: logger)
             simulators.append(handle)
             providers.append(yaml)
         }

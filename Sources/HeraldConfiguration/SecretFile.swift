@@ -6,9 +6,8 @@ enum SecretFile {
     /// The file's text with one trailing newline removed, as editors and `echo` add one.
     static func read(_ path: String, key: String) throws(ConfigurationError) -> String {
         var text = try readText(path, key: key)
-        if text.hasSuffix("\r\n") {
-            text.removeLast(2)
-        } else if text.hasSuffix("\n") {
+        // "\r\n" is one Character in Swift, so a single removeLast drops either ending.
+        if text.hasSuffix("\r\n") || text.hasSuffix("\n") {
             text.removeLast()
         }
         guard !text.isEmpty else { throw ConfigurationError(key: key, "\(path) is empty") }

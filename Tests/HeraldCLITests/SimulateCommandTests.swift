@@ -21,12 +21,17 @@ import Testing
         return (Int(response.status.code), String(buffer: body))
     }
 
+    static func formEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
     @Test func everySimulatedKindReceivesABroadcast() async throws {
         let directory = TestHerald.makeTemporaryDirectory()
         let config = directory + "/simulated.yml"
         let simulate = try HeraldProcess.spawn(
             ["simulate", "--config-out", config, "--directory", directory + "/sim",
-             "--apns-port", "0", "--fcm-port", "0", "--web-push-port", "0"],
+             "--apns-port", "0", "--fcm-port", "0", "--web-push-port", "0", "--wns-port", "0", "--mpns-port", "0",
+             "--gcm-legacy-port", "0"],
             directory: directory)
         defer { simulate.signal(SIGTERM) }
         try await eventually(limit: .seconds(60)) {
@@ -41,10 +46,19 @@ import Testing
         let subscription = try String(contentsOfFile: directory + "/sim/webpush-subscription.json", encoding: .utf8)
         let webPush = try await post(base + "/subscribers", json: #"{"proto":"webpush","token":\#(subscription)}"#)
         #expect(webPush.status == 201, "\(webPush.body)")
+        let wnsChannel = try String(contentsOfFile: directory + "/sim/wns-channel.txt", encoding: .utf8)
+        let wns = try await post(base + "/subscribers", form: "proto=wns-toast&token=\(Self.formEncoded(wnsChannel))")
+        #expect(wns.status == 201, "\(wns.body)")
+        let mpnsChannel = try String(contentsOfFile: directory + "/sim/mpns-channel.txt", encoding: .utf8)
+        let mpns = try await post(base + "/subscribers", form: "proto=mpns-toast&token=\(Self.formEncoded(mpnsChannel))")
+        #expect(mpns.status == 201, "\(mpns.body)")
+        #expect(try await post(base + "/subscribers", form: "proto=gcm-legacy&token=\(String(repeating: "e", count: 64))").status == 201)
 
         #expect(try await post(base + "/event/broadcast", form: "msg=Hello+from+every+service").status == 204)
         try await eventually(limit: .seconds(60)) {
-            simulate.log.contains("apns: 1 accepted of 1, fcm: 1 accepted of 1, webpush: 1 accepted of 1")
+            simulate.log.contains(
+                "apns: 1 accepted of 1, fcm: 1 accepted of 1, webpush: 1 accepted of 1, wns: 1 accepted of 1, "
+                    + "mpns: 1 accepted of 1, gcm-legacy: 1 delivered in 1 requests")
         }
         herald.signal(SIGTERM)
         #expect(await herald.waitForExit() == 0)

@@ -182,6 +182,12 @@ import Testing
         #expect(user.realms == [.admin])
     }
 
+    @Test func aPasswordFileWithAWindowsLineEndingLosesOnlyTheEnding() throws {
+        let secret = Fixture.write("s3cret\r\n", name: "password-crlf")
+        let yaml = "server:\n  auth:\n    admin: {password_file: \(secret), realms: [admin]}\n"
+        #expect(try Fixture.load(yaml).configuration.server.auth["admin"]?.password == "s3cret")
+    }
+
     @Test func aPrintedConfigurationDoesNotShowPasswords() throws {
         let server = try Fixture.load("server:\n  auth:\n    admin: {password: hunter2, realms: [admin, publish]}\n").configuration.server
         #expect(server.auth["admin"]?.password == "hunter2")

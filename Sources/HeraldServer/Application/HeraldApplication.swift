@@ -3,10 +3,12 @@ import HeraldAPNs
 import HeraldConfiguration
 import HeraldCore
 import HeraldFCM
+import HeraldGCMLegacy
 import HeraldPipeline
 import HeraldStore
 import HeraldWebhook
 import HeraldWebPush
+import HeraldWNS
 import Hummingbird
 import Logging
 import NIOCore
@@ -16,7 +18,7 @@ import ServiceLifecycle
 public struct HeraldApplication: Sendable {
     /// The provider kinds this build of Herald ships.
     public static var standardKinds: ProviderKindRegistry {
-        ProviderKindRegistry([WebhookKind(), APNsKind(), FCMKind(), WebPushKind()])
+        ProviderKindRegistry([WebhookKind(), APNsKind(), FCMKind(), WebPushKind(), WNSKind(), MPNSKind(), GCMLegacyKind()])
     }
 
     /// Where the server's sockets ended up (useful with port 0).

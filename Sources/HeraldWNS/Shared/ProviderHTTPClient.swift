@@ -1,0 +1,33 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOSSL
+
+/// The HTTP/1.1 client settings the `wns` and `mpns` providers share.
+public struct ProviderHTTPSettings: Sendable {
+    /// Time allowed to establish a connection. Default 10 s.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Time allowed for one request, response included. Default 30 s.
+    public var requestTimeout: Duration = .seconds(30)
+    /// Deliveries in flight at once. Default 256.
+    public var maxConcurrentDeliveries = 256
+    /// Connections kept per host: channels of one region share a host (`dm3p.notify.windows.com`). Default 64.
+    public var maxConnectionsPerHost = 64
+
+    /// The defaults.
+    public init() {}
+
+    /// A client with these settings trusting `tls`'s roots; it never follows redirects (pushd-api.md §10).
+    func makeClient(tls: TLSConfiguration) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: TimeAmount(connectTimeout)),
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
+        )
+        // WNS speaks HTTP/1.1 only (providers.md §0).
+        configuration.httpVersion = .http1Only
+        // Herald retries failed deliveries itself, persisted and with backoff.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+}
