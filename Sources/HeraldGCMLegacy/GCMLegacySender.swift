@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import HeraldCore
+import HeraldWebhook
 import Logging
 import NIOCore
 
@@ -46,7 +47,7 @@ struct GCMLegacySender: Sendable {
                 ])
             return results
         } catch {
-            let outcome = DeliveryOutcome(.transient, reason: TransportErrorReason.describe(error))
+            let outcome = DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
             return Array(repeating: GCMLegacyResult(outcome), count: targets.count)
         }
     }

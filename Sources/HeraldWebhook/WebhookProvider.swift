@@ -89,7 +89,7 @@ public struct WebhookProvider: PushProvider {
             for try await _ in response.body {}
             return Self.outcome(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"))
         } catch {
-            return DeliveryOutcome(.transient, reason: Self.describe(error))
+            return DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
         }
     }
 
@@ -106,23 +106,6 @@ public struct WebhookProvider: PushProvider {
             return DeliveryOutcome(.transient, reason: "HTTP \(status)", status: status, retryAfter: RetryAfter.parse(retryAfter))
         default:
             return DeliveryOutcome(.subscriberFailure, reason: "HTTP \(status)", status: status)
-        }
-    }
-
-    /// A short reason for a transport error, without the URL (which may carry secrets).
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout:
-            return "timeout"
-        case let error as HTTPClientError where error == .remoteConnectionClosed:
-            return "connection closed"
-        case is NIOSSLError, is BoringSSLError:
-            return "TLS error"
-        default:
-            let text = String(describing: error)
-            if text.contains("refused") || text.contains("ECONNREFUSED") { return "connection refused" }
-            if text.contains("reset") { return "connection reset" }
-            return text.count > 120 ? String(text.prefix(120)) : text
         }
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldWebhook
 import Logging
 import NIOCore
 
@@ -65,7 +66,7 @@ actor WNSAccessTokenSource {
             }
             return fetched.token
         } catch {
-            let failure = error as? WNSAccessTokenError ?? .unavailable(reason: TransportErrorReason.describe(error))
+            let failure = error as? WNSAccessTokenError ?? .unavailable(reason: OutboundErrorReason.describe(error))
             if inFlight == task {
                 // Logged once per failed request, not once per waiting send.
                 inFlight = nil

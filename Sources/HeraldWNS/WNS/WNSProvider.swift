@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldWebhook
 import Logging
 import NIOCore
 import NIOSSL
@@ -132,7 +133,7 @@ public struct WNSProvider: PushProvider {
             }
             return outcome
         } catch {
-            return DeliveryOutcome(.transient, reason: TransportErrorReason.describe(error))
+            return DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
         }
     }
 

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import HeraldCore
+import HeraldWebhook
 import NIOSSL
 
 /// Every push-service answer mapped to a delivery outcome, in one place (pushd-api.md §11.2, providers.md §3.2).
@@ -33,7 +34,7 @@ public enum WebPushResponseTable {
 
     /// The outcome of a request that got no answer.
     public static func outcome(for error: any Error) -> DeliveryOutcome {
-        DeliveryOutcome(.transient, reason: describe(error))
+        DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
     }
 
     /// `HTTP <status>`, plus the service's own reason when its body names one: Apple's `{"reason":…}`, Mozilla's
@@ -45,22 +46,5 @@ public enum WebPushResponseTable {
         if case .number(let errno)? = value["errno"] { return "\(base) errno \(errno)" }
         if case .string(let name)? = value["error"]?["status"], name.utf8.count <= 64 { return "\(base) \(name)" }
         return base
-    }
-
-    /// A short reason for a transport error, without the URL (a subscription endpoint is a secret capability).
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout:
-            return "timeout"
-        case let error as HTTPClientError where error == .remoteConnectionClosed:
-            return "connection closed"
-        case is NIOSSLError, is BoringSSLError:
-            return "TLS error"
-        default:
-            let text = String(describing: error)
-            if text.contains("refused") || text.contains("ECONNREFUSED") { return "connection refused" }
-            if text.contains("reset") { return "connection reset" }
-            return text.count > 120 ? String(text.prefix(120)) : text
-        }
     }
 }

@@ -1,10 +1,14 @@
 import AsyncHTTPClient
 import NIOSSL
 
-/// Short, secret-free reasons for transport failures, recorded as the outcome's `reason`.
-enum TransportErrorReason {
-    /// A reason for `error` that never includes the URL (a channel URI is a subscriber's token).
-    static func describe(_ error: any Error) -> String {
+/// Short, secret-free reasons for outbound transport failures, recorded as a delivery outcome's `reason`.
+///
+/// Every AsyncHTTPClient-based provider (webhooks, Web Push, WNS, MPNS, legacy GCM) reports through this one
+/// table, so the feedback log and dead letters use the same words whatever the kind.
+public enum OutboundErrorReason {
+    /// A reason for `error` that never includes the URL: a webhook URL, a Web Push endpoint or a WNS channel
+    /// is a subscriber's token, and may carry secrets.
+    public static func describe(_ error: any Error) -> String {
         switch error {
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout:
             return "timeout"
