@@ -100,14 +100,11 @@ public struct GCMLegacyProvider: PushProvider {
 
     public func send(_ message: GCMLegacyMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
         let result = await batcher.submit(message, to: target)
-        if result.canonicalRegistrationID != nil {
-            // Replacing the stored token needs a core change (an outcome that carries the new token); until then the
-            // delivery counts and the old token keeps working as long as GCM forwards it.
-            logger.info(
-                "GCM returned a canonical registration id; the stored token is outdated",
-                metadata: ["subscriber": "\(target.subscriberID)"])
-        }
-        return result.outcome
+        guard let canonical = result.canonicalRegistrationID, canonical != target.token else { return result.outcome }
+        // The app registered again under a new id: the pipeline stores it in place of the old token.
+        var outcome = result.outcome
+        outcome.replacementToken = canonical
+        return outcome
     }
 
     public func shutdown() async {

@@ -14,6 +14,7 @@ extension DeliveryEngine {
         var newRetries: [RetryEntry] = []
         var rescheduled: [(id: Int64, attempts: Int, dueAt: Int64, reason: String?)] = []
         var finishedRetries: [Int64] = []
+        var replacements: [TokenReplacement] = []
         records.reserveCapacity(attempts.count)
 
         for (attempt, result) in zip(attempts, results) {
@@ -43,6 +44,13 @@ extension DeliveryEngine {
             switch outcome.outcome {
             case .delivered:
                 record(.delivered)
+                if let newToken = outcome.replacementToken,
+                    let normalized = providers[subscriber.proto]?.normalizeToken(TokenInput(token: .string(newToken)))
+                {
+                    replacements.append(TokenReplacement(
+                        subscriberID: subscriber.id, proto: subscriber.proto, oldToken: subscriber.token,
+                        newToken: normalized.token, identity: normalized.identity))
+                }
             case .deadToken:
                 record(.deadToken(reason: reason, status: outcome.status, invalidSince: outcome.invalidSince))
             case .subscriberFailure:
@@ -85,6 +93,12 @@ extension DeliveryEngine {
             for (id, reason) in summary.unregistered {
                 logger.info("subscriber unregistered", metadata: ["subscriber": "\(id)", "reason": "\(reason)"])
                 metrics.recordUnregistration(reason: reason)
+            }
+        }
+        if !replacements.isEmpty {
+            for id in try await store.replaceTokens(replacements, now: nowMillis / 1000) {
+                logger.info("subscriber unregistered", metadata: ["subscriber": "\(id)", "reason": "CanonicalRegistrationID"])
+                metrics.recordUnregistration(reason: "CanonicalRegistrationID")
             }
         }
         if !newRetries.isEmpty {

@@ -357,6 +357,8 @@ public struct FeedbackEntry: Sendable, Equatable {
         case kept
         /// The subscriber's provider is not configured any more; it was skipped.
         case skipped
+        /// The push service named a newer token for the subscriber (legacy GCM's canonical id); it was stored.
+        case replaced
     }
 
     /// Increasing id: a cursor for readers.
@@ -375,9 +377,14 @@ public struct FeedbackEntry: Sendable, Equatable {
     public var reason: String
     /// What Herald did.
     public var action: Action
+    /// For ``Action/replaced``: the token stored instead of ``token``.
+    public var replacement: String?
 
     /// Creates an entry.
-    public init(id: Int64 = 0, time: Int64, subscriberID: SubscriberID, proto: String, token: String, status: Int?, reason: String, action: Action) {
+    public init(
+        id: Int64 = 0, time: Int64, subscriberID: SubscriberID, proto: String, token: String, status: Int?, reason: String, action: Action,
+        replacement: String? = nil
+    ) {
         self.id = id
         self.time = time
         self.subscriberID = subscriberID
@@ -386,6 +393,7 @@ public struct FeedbackEntry: Sendable, Equatable {
         self.status = status
         self.reason = reason
         self.action = action
+        self.replacement = replacement
     }
 }
 
@@ -420,6 +428,34 @@ public protocol FeedbackLog: Sendable {
 
     /// Deletes entries older than `time` (Unix seconds); returns how many.
     func pruneFeedback(before time: Int64) async throws -> Int
+
+    /// Stores each replacement token in one transaction, with a `replaced` feedback entry. A subscriber whose
+    /// new token another subscriber of the same provider already holds is deleted instead (it was a duplicate),
+    /// with an `unregistered` entry. Returns the subscribers deleted that way.
+    func replaceTokens(_ replacements: [TokenReplacement], now: Int64) async throws -> [SubscriberID]
+}
+
+/// A token a push service said to use instead of the stored one.
+public struct TokenReplacement: Sendable, Equatable {
+    /// The subscriber.
+    public var subscriberID: SubscriberID
+    /// Its provider name.
+    public var proto: String
+    /// The token the delivery went to.
+    public var oldToken: String
+    /// The normalized token to store.
+    public var newToken: String
+    /// The new token's identity (see ``NormalizedToken``).
+    public var identity: String
+
+    /// Creates a replacement.
+    public init(subscriberID: SubscriberID, proto: String, oldToken: String, newToken: String, identity: String) {
+        self.subscriberID = subscriberID
+        self.proto = proto
+        self.oldToken = oldToken
+        self.newToken = newToken
+        self.identity = identity
+    }
 }
 
 /// Row counts, for health checks, metrics and tests that assert an empty store.

@@ -40,6 +40,7 @@ import Testing
             #expect(outcomes.map { $0?.reason } == [nil, "NotRegistered", "InvalidRegistration", "CanonicalRegistrationID", "MismatchSenderId", "Unavailable"])
             #expect(fixture.simulator.statistics().requests == 1)
             #expect(fixture.simulator.statistics().canonicalIDs == 1)
+            #expect(outcomes.map { $0?.replacementToken } == [nil, nil, nil, "new-token", nil, nil], "the pipeline stores the canonical id")
             await provider.shutdown()
         }
     }

@@ -204,3 +204,37 @@ struct FeedbackConformanceTests {
         }
     }
 }
+
+/// `FeedbackLog.replaceTokens`: a push service's newer token replaces the stored one.
+@Suite("Store conformance: token replacement")
+struct TokenReplacementConformanceTests {
+    @Test("a replacement is stored with a `replaced` entry; a duplicate holder is deleted instead", arguments: StoreBackend.all)
+    func replacements(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let old = try await store.register(apns(1, proto: "gcm"), now: Clock.t0).subscriber
+            let other = try await store.register(apns(2, proto: "gcm"), now: Clock.t0).subscriber
+            let holder = try await store.register(apns(3, proto: "gcm"), now: Clock.t0).subscriber
+            _ = try await store.subscribe(other.id, to: event("e"), ignoreMessage: false, now: Clock.t0)
+
+            let deleted = try await store.replaceTokens([
+                TokenReplacement(subscriberID: old.id, proto: "gcm", oldToken: old.token, newToken: "canonical-1", identity: "canonical-1"),
+                TokenReplacement(subscriberID: other.id, proto: "gcm", oldToken: other.token, newToken: holder.token, identity: holder.token),
+            ], now: Clock.t0 + 5)
+            #expect(deleted == [other.id])
+            let updated = try #require(try await store.subscriber(old.id))
+            #expect(updated.token == "canonical-1")
+            #expect(updated.updated == Clock.t0 + 5)
+            #expect(try await store.subscriber(other.id) == nil)
+            #expect(try await store.subscriber(holder.id) != nil)
+            #expect(try await store.statistics(of: event("e")) == nil, "the event went with its only subscriber")
+            // Registering the new token again finds the same subscriber.
+            #expect(try await store.register(SubscriberRegistration(proto: "gcm", token: "canonical-1"), now: Clock.t0 + 6).subscriber.id == old.id)
+
+            let entries = try await store.feedback(after: nil, since: nil, limit: 10)
+            #expect(entries.map(\.action) == [.replaced, .unregistered])
+            #expect(entries.map(\.replacement) == ["canonical-1", holder.token])
+            #expect(entries.map(\.token) == [old.token, other.token])
+            #expect(entries.allSatisfy { $0.reason == "CanonicalRegistrationID" })
+        }
+    }
+}

@@ -30,14 +30,21 @@ public struct DeliveryOutcome: Sendable, Equatable {
     /// For APNs 410: milliseconds since 1970 when the token became invalid. The
     /// subscriber is only unregistered if it has not registered again since.
     public var invalidSince: Int64?
+    /// For a delivery the service accepted under an outdated token: the token to store instead (legacy GCM's
+    /// canonical `registration_id`).
+    public var replacementToken: String?
 
     /// Creates an outcome.
-    public init(_ outcome: Class, reason: String? = nil, status: Int? = nil, retryAfter: Duration? = nil, invalidSince: Int64? = nil) {
+    public init(
+        _ outcome: Class, reason: String? = nil, status: Int? = nil, retryAfter: Duration? = nil, invalidSince: Int64? = nil,
+        replacementToken: String? = nil
+    ) {
         self.outcome = outcome
         self.reason = reason
         self.status = status
         self.retryAfter = retryAfter
         self.invalidSince = invalidSince
+        self.replacementToken = replacementToken
     }
 
     /// A successful delivery.

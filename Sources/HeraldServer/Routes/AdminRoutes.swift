@@ -103,6 +103,10 @@ public struct AdminRoutes: Sendable {
             writer.string(entry.reason)
             writer.key("action")
             writer.string(entry.action.rawValue)
+            if let replacement = entry.replacement {
+                writer.key("replacement")
+                writer.string(replacement)
+            }
             writer.endObject()
         }
         writer.endArray()

@@ -128,6 +128,10 @@ enum SQLiteSchema {
                 """)
             try db.execute(sql: "CREATE INDEX dead_letters_by_time ON dead_letters (time)")
         }
+        migrator.registerMigration("v3-feedback-replacement") { db in
+            // The token stored instead, for `replaced` entries (legacy GCM canonical ids).
+            try db.execute(sql: "ALTER TABLE feedback ADD COLUMN replacement TEXT")
+        }
         return migrator
     }
 }

@@ -110,7 +110,7 @@ extension SQLiteStore {
     public func feedback(after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
         guard limit > 0 else { return [] }
         return try await pool.read { db in
-            let columns = "id, time, subscriber_id, proto, token, status, reason, action"
+            let columns = "id, time, subscriber_id, proto, token, status, reason, action, replacement"
             let rows: [Row]
             if let since {
                 rows = try Row.fetchAll(
@@ -142,7 +142,8 @@ extension SQLiteStore {
                     token: row[4],
                     status: row[5],
                     reason: row[6],
-                    action: parsed
+                    action: parsed,
+                    replacement: row[8]
                 )
             }
         }
@@ -227,13 +228,13 @@ extension SQLiteStore {
         let rows: [[SQLiteCodec.JSONScalar]] = entries.map { entry in
             [
                 .integer(entry.time), .text(entry.subscriberID.rawValue), .text(entry.proto), .text(entry.token),
-                .optional(entry.status), .text(entry.reason), .text(entry.action.rawValue),
+                .optional(entry.status), .text(entry.reason), .text(entry.action.rawValue), .optional(entry.replacement),
             ]
         }
         try db.cachedStatement(sql: """
-            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action)
+            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action, replacement)
             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
-                   json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]')
+                   json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]')
             FROM json_each(?)
             ORDER BY key
             """)
