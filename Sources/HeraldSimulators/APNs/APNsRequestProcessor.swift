@@ -6,7 +6,10 @@ import NIOHPACK
 ///
 /// Runs synchronously on the connection's event loop: the only shared state it touches is behind the store's
 /// mutex and the verifier's cache, each taken for a few dictionary operations.
-final class APNsRequestProcessor: Sendable {
+final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
+    /// Bodies are kept only up to this many bytes: anything longer is too large for every push type anyway.
+    static let bodyCap = 8192
+
     private static let devicePathPrefix = "/3/device/"
 
     let configuration: APNsSimulator.Configuration
@@ -20,7 +23,9 @@ final class APNsRequestProcessor: Sendable {
     }
 
     /// Decides what `request` gets on `connection`.
-    func process(_ request: APNsRequest, connection: APNsConnectionState) -> APNsAction {
+    func process(_ request: SimulatorHTTP2Request, connection: APNsConnectionState)
+        -> SimulatorHTTP2Action<APNsResponse>
+    {
         let (injection, faultDelay) = self.store.arrive()
         var delay = faultDelay
         let fields = APNsRequestFields(request.headers)
@@ -34,7 +39,7 @@ final class APNsRequestProcessor: Sendable {
         case .hang:
             return .hang
         case .goAway(let reason):
-            return .goAway(reason: reason)
+            return .goAway(debugText: APNsResponse.json(reason: reason))
         case .resetConnection:
             return .resetConnection
         case nil:
@@ -47,7 +52,7 @@ final class APNsRequestProcessor: Sendable {
         return .respond(response, delayMilliseconds: delay)
     }
 
-    private func validate(_ request: APNsRequest, fields: APNsRequestFields, connection: APNsConnectionState)
+    private func validate(_ request: SimulatorHTTP2Request, fields: APNsRequestFields, connection: APNsConnectionState)
         -> APNsResponse
     {
         // Step 1: a malformed apns-id cannot be echoed, so the error carries a fresh one.

@@ -2,7 +2,7 @@ import NIOCore
 import NIOHPACK
 
 /// An answer to one APNs request (§1.4): `200` with no body, or an error with `{"reason":…}`.
-struct APNsResponse: Sendable {
+struct APNsResponse: Sendable, SimulatorHTTP2Response {
     var status: Int
     var apnsID: String
     var reason: String?
@@ -30,7 +30,7 @@ struct APNsResponse: Sendable {
     }
 
     /// The HEADERS frame's header list.
-    var headers: HPACKHeaders {
+    var headerBlock: HPACKHeaders {
         var headers = HPACKHeaders()
         headers.reserveCapacity(5)
         headers.add(name: ":status", value: String(self.status))

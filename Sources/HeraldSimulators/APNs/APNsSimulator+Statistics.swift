@@ -19,3 +19,6 @@ extension APNsSimulator {
         public var goAwaysSent: Int = 0
     }
 }
+
+// The connection counters are kept by the simulator's `SimulatorConnectionRegistry`, which fills them in.
+extension APNsSimulator.Statistics: SimulatorConnectionStatistics {}

@@ -1,8 +1,4 @@
-import NIOCore
-import NIOHTTP2
-import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// A faithful local imitation of the APNs HTTP/2 provider API (providers.md §1), for tests, benchmarks and
 /// `herald simulate apns`.
@@ -22,7 +18,7 @@ public final class APNsSimulator: Sendable {
     /// The configuration the simulator was created with.
     public let configuration: Configuration
     let store: APNsSimulatorStore
-    private let serverChannel = Mutex<(any Channel)?>(nil)
+    private let server = SimulatorHTTP2Server()
 
     /// Creates a simulator; nothing listens until ``start()``.
     public init(configuration: Configuration) {
@@ -46,24 +42,26 @@ public final class APNsSimulator: Sendable {
                 )
             )
         }
-        let initializer = APNsChannelInitializer(
+        let setup = APNsConnectionSetup(
             configuration: self.configuration,
             store: self.store,
-            processor: processor,
-            sslContext: sslContext
+            registry: self.server.connections
         )
-        let group = self.configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try initializer.initialize(channel) }
-            }
-            .bind(host: self.configuration.host, port: self.configuration.port)
-            .get()
-        self.serverChannel.withLock { $0 = channel }
-        let port = channel.localAddress?.port ?? self.configuration.port
+        let pipeline = SimulatorHTTP2Pipeline(
+            serviceName: "APNs",
+            processor: processor,
+            sslContext: sslContext,
+            registry: self.server.connections,
+            logger: self.configuration.logger,
+            maxConcurrentStreams: APNsConnectionState.nioStreamCeiling,
+            makeConnection: setup.makeConnection
+        )
+        let port = try await self.server.start(
+            host: self.configuration.host,
+            port: self.configuration.port,
+            group: self.configuration.eventLoopGroup,
+            initialize: pipeline.initialize
+        )
         self.configuration.logger.info(
             "APNs simulator listening",
             metadata: [
@@ -77,23 +75,12 @@ public final class APNsSimulator: Sendable {
 
     /// The bound port while the simulator runs.
     public var port: Int? {
-        self.serverChannel.withLock { $0?.localAddress?.port }
+        self.server.port
     }
 
     /// Stops listening and closes every connection.
     public func stop() async {
-        let channel = self.serverChannel.withLock { channel in
-            defer { channel = nil }
-            return channel
-        }
-        try? await channel?.close()
-        // Closed together: a TLS close waits for the peer's close_notify (or a timeout), which must not add up.
-        await withTaskGroup(of: Void.self) { group in
-            for connection in self.openConnections() {
-                group.addTask { try? await connection.channel.close() }
-            }
-        }
-        if channel != nil {
+        if await self.server.stop() {
             self.configuration.logger.info("APNs simulator stopped")
         }
     }
@@ -157,28 +144,12 @@ public final class APNsSimulator: Sendable {
     /// Sends every open connection a `GOAWAY` (`NO_ERROR`, last stream id = the last stream it served, debug data
     /// `{"reason":"<reason>"}`); each connection closes once its in-flight streams are answered.
     public func sendGoAway(reason: String = "Shutdown") {
-        let debugText = APNsResponse.json(reason: reason)
-        for connection in self.openConnections() {
-            connection.execute { state in
-                state.goAway(
-                    lastStreamID: state.lastProcessedStreamID,
-                    errorCode: .noError,
-                    debugText: debugText,
-                    graceful: true
-                )
-            }
-        }
+        self.server.connections.sendGoAway(debugText: APNsResponse.json(reason: reason))
     }
 
     /// Closes every open connection abruptly (TCP RST), without any HTTP/2 goodbye.
     public func resetConnections() {
-        for connection in self.openConnections() {
-            connection.execute { $0.reset() }
-        }
-    }
-
-    private func openConnections() -> [APNsConnectionHandle] {
-        self.store.state.withLock { Array($0.connections.values) }
+        self.server.connections.resetAll()
     }
 
     // MARK: Recording
@@ -206,12 +177,14 @@ public final class APNsSimulator: Sendable {
 
     /// Counters of requests, outcomes, connections and streams.
     public func statistics() -> Statistics {
-        self.store.state.withLock { $0.statistics }
+        var statistics = self.store.state.withLock { $0.statistics }
+        self.server.connections.fill(&statistics)
+        return statistics
     }
 
     /// Connections currently open.
     public var openConnectionCount: Int {
-        self.store.state.withLock { $0.connections.count }
+        self.server.connections.openCount
     }
 
     /// Forgets the recorded tokens and payloads (counters are kept).

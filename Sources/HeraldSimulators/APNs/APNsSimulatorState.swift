@@ -1,5 +1,7 @@
 /// Everything an ``APNsSimulator`` shares between its connections, guarded by ``APNsSimulatorStore``'s mutex.
 struct APNsSimulatorState {
+    /// The counters; the connection counters among them stay 0 here, as ``SimulatorConnectionRegistry`` keeps
+    /// them.
     var statistics = APNsSimulator.Statistics()
     var acceptedTokens: [String] = []
     var accepted: [APNsSimulator.Accepted] = []
@@ -21,9 +23,6 @@ struct APNsSimulatorState {
     /// The team's distinct accepted provider tokens with the time (seconds since 1970) each was first used, for
     /// `TooManyProviderTokenUpdates`.
     var providerTokens: [(token: String, firstSeen: Double)] = []
-
-    /// Open connections by channel identity, for `sendGoAway` and `resetConnections`.
-    var connections: [ObjectIdentifier: APNsConnectionHandle] = [:]
 
     init(seed: UInt64) {
         self.generator = SeededRandomNumberGenerator(seed: seed)

@@ -5,7 +5,10 @@ import NIOCore
 /// project, body, target, device), recording the outcome.
 ///
 /// Runs synchronously on the connection's event loop; the shared state it touches is behind the store's mutex.
-final class FCMRequestProcessor: Sendable {
+final class FCMRequestProcessor: SimulatorHTTP2RequestProcessor {
+    /// Bodies are kept only up to this many bytes: anything longer is far too big for a message anyway.
+    static let bodyCap = 65_536
+
     private static let sendPathPrefix = "/v1/projects/"
     private static let sendPathSuffix = "/messages:send"
     private static let missingCredentials =
@@ -25,8 +28,10 @@ final class FCMRequestProcessor: Sendable {
         self.validator = FCMMessageValidator(minimumTokenLength: configuration.minimumRegistrationTokenLength)
     }
 
-    /// Decides what `request` gets.
-    func process(_ request: FCMRequest) -> FCMAction {
+    /// Decides what `request` gets; FCM keeps nothing per connection beyond the HTTP/2 bookkeeping.
+    func process(_ request: SimulatorHTTP2Request, connection: SimulatorHTTP2Connection)
+        -> SimulatorHTTP2Action<FCMResponse>
+    {
         let path = request.header(":path") ?? "/"
         if path == FCMTokenEndpoint.path {
             switch self.store.arriveAtTokenEndpoint() {
@@ -63,7 +68,9 @@ final class FCMRequestProcessor: Sendable {
     }
 
     /// The action of an injection other than a delay; `nil` for a delay (the request is processed).
-    private func inject(_ injection: FCMSimulator.Injection, tokenEndpoint: Bool) -> FCMAction? {
+    private func inject(_ injection: FCMSimulator.Injection, tokenEndpoint: Bool)
+        -> SimulatorHTTP2Action<FCMResponse>?
+    {
         switch injection {
         case .error(let httpStatus, let status, let errorCode, let message, let retryAfter):
             if tokenEndpoint {
@@ -81,13 +88,13 @@ final class FCMRequestProcessor: Sendable {
         case .hang:
             return .hang
         case .goAway:
-            return .goAway
+            return .goAway(debugText: nil)
         case .resetConnection:
             return .resetConnection
         }
     }
 
-    private func send(_ request: FCMRequest, projectID: String) -> FCMResponse {
+    private func send(_ request: SimulatorHTTP2Request, projectID: String) -> FCMResponse {
         // Authentication comes first: Google's front end answers it before looking at the body.
         guard let authorization = request.header("authorization") else {
             return Self.unauthenticated(Self.missingCredentials, reason: "CREDENTIALS_MISSING")
@@ -108,8 +115,8 @@ final class FCMRequestProcessor: Sendable {
                 message: "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(projectID)' (or it may not exist).")
         }
 
-        guard request.bodyLength <= FCMRequest.bodyCap, let body = request.body else {
-            if request.bodyLength > FCMRequest.bodyCap {
+        guard request.bodyLength <= Self.bodyCap, let body = request.body else {
+            if request.bodyLength > Self.bodyCap {
                 return .googleError(400, status: "INVALID_ARGUMENT", message: "Message is too big")
             }
             return .invalidArgument("Recipient of the message is not set.", field: "message")

@@ -3,7 +3,7 @@ import NIOCore
 import NIOHPACK
 
 /// An answer of the simulator: FCM's JSON answers, Google's error format, the OAuth endpoint's forms.
-struct FCMResponse: Sendable {
+struct FCMResponse: Sendable, SimulatorHTTP2Response {
     /// A field Google's `google.rpc.BadRequest` detail blames.
     struct FieldViolation: Sendable {
         var field: String?
@@ -113,7 +113,7 @@ struct FCMResponse: Sendable {
     }
 
     /// The HEADERS frame's header list.
-    var hpackHeaders: HPACKHeaders {
+    var headerBlock: HPACKHeaders {
         var headers = HPACKHeaders()
         headers.reserveCapacity(self.headers.count + 1)
         headers.add(name: ":status", value: String(self.status))
@@ -121,5 +121,10 @@ struct FCMResponse: Sendable {
             headers.add(name: header.name, value: header.value)
         }
         return headers
+    }
+
+    /// The DATA frame's payload; `nil` when the answer has no body.
+    func body(allocator: ByteBufferAllocator) -> ByteBuffer? {
+        self.body.isEmpty ? nil : allocator.buffer(string: self.body)
     }
 }

@@ -22,3 +22,6 @@ extension FCMSimulator {
         public var goAwaysSent: Int = 0
     }
 }
+
+// The connection counters are kept by the simulator's `SimulatorConnectionRegistry`, which fills them in.
+extension FCMSimulator.Statistics: SimulatorConnectionStatistics {}

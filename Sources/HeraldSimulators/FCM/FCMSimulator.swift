@@ -1,9 +1,5 @@
 import Foundation
-import NIOCore
-import NIOHTTP2
-import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// A faithful local imitation of FCM's HTTP v1 API and Google's OAuth token endpoint (providers.md §2), for tests,
 /// benchmarks and `herald simulate fcm`.
@@ -24,7 +20,7 @@ public final class FCMSimulator: Sendable {
     /// The configuration the simulator was created with.
     public let configuration: Configuration
     let store: FCMSimulatorStore
-    private let serverChannel = Mutex<(any Channel)?>(nil)
+    private let server = SimulatorHTTP2Server()
 
     /// Creates a simulator; nothing listens until ``start()``.
     public init(configuration: Configuration) {
@@ -44,20 +40,26 @@ public final class FCMSimulator: Sendable {
         let sslContext = try self.configuration.certificateAuthority.map { authority in
             try NIOSSLContext(configuration: authority.serverTLSConfiguration())
         }
-        let initializer = FCMChannelInitializer(
-            configuration: self.configuration, store: self.store, processor: processor, sslContext: sslContext)
-        let group = self.configuration.eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 256)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try initializer.initialize(channel) }
-            }
-            .bind(host: self.configuration.host, port: self.configuration.port)
-            .get()
-        self.serverChannel.withLock { $0 = channel }
-        let port = channel.localAddress?.port ?? self.configuration.port
+        let registry = self.server.connections
+        let logger = self.configuration.logger
+        let gracePeriod = self.configuration.goAwayGracePeriodMilliseconds
+        let pipeline = SimulatorHTTP2Pipeline(
+            serviceName: "FCM",
+            processor: processor,
+            sslContext: sslContext,
+            registry: registry,
+            logger: logger,
+            maxConcurrentStreams: self.configuration.maxConcurrentStreams
+        ) { channel in
+            SimulatorHTTP2Connection(
+                channel: channel, registry: registry, logger: logger, goAwayGracePeriodMilliseconds: gracePeriod)
+        }
+        let port = try await self.server.start(
+            host: self.configuration.host,
+            port: self.configuration.port,
+            group: self.configuration.eventLoopGroup,
+            initialize: pipeline.initialize
+        )
         self.configuration.logger.info(
             "FCM simulator listening",
             metadata: [
@@ -71,7 +73,7 @@ public final class FCMSimulator: Sendable {
 
     /// The bound port while the simulator runs.
     public var port: Int? {
-        self.serverChannel.withLock { $0?.localAddress?.port }
+        self.server.port
     }
 
     /// The origin to configure as the `fcm` provider's `endpoint` (`https://127.0.0.1:<port>`), while running.
@@ -90,18 +92,7 @@ public final class FCMSimulator: Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() async {
-        let channel = self.serverChannel.withLock { channel in
-            defer { channel = nil }
-            return channel
-        }
-        try? await channel?.close()
-        // Closed together: a TLS close waits for the peer's close_notify (or a timeout), which must not add up.
-        await withTaskGroup(of: Void.self) { group in
-            for connection in self.openConnections() {
-                group.addTask { try? await connection.channel.close() }
-            }
-        }
-        if channel != nil {
+        if await self.server.stop() {
             self.configuration.logger.info("FCM simulator stopped")
         }
     }
@@ -183,22 +174,12 @@ public final class FCMSimulator: Sendable {
     /// Sends every open connection a `GOAWAY` (`NO_ERROR`, last stream id = the last stream it served); each
     /// connection closes once its in-flight streams are answered.
     public func sendGoAway() {
-        for connection in self.openConnections() {
-            connection.execute { state in
-                state.goAway(lastStreamID: state.lastProcessedStreamID)
-            }
-        }
+        self.server.connections.sendGoAway(debugText: nil)
     }
 
     /// Closes every open connection abruptly (TCP RST), without any HTTP/2 goodbye.
     public func resetConnections() {
-        for connection in self.openConnections() {
-            connection.execute { $0.reset() }
-        }
-    }
-
-    private func openConnections() -> [FCMConnectionHandle] {
-        self.store.state.withLock { Array($0.connections.values) }
+        self.server.connections.resetAll()
     }
 
     // MARK: Recording
@@ -231,12 +212,14 @@ public final class FCMSimulator: Sendable {
 
     /// Counters of requests, outcomes, token exchanges, connections and streams.
     public func statistics() -> Statistics {
-        self.store.state.withLock { $0.statistics }
+        var statistics = self.store.state.withLock { $0.statistics }
+        self.server.connections.fill(&statistics)
+        return statistics
     }
 
     /// Connections currently open.
     public var openConnectionCount: Int {
-        self.store.state.withLock { $0.connections.count }
+        self.server.connections.openCount
     }
 
     /// Forgets the recorded tokens and payloads (counters are kept).

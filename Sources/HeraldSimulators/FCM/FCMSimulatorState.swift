@@ -1,5 +1,7 @@
 /// Everything an ``FCMSimulator`` shares between its connections, guarded by ``FCMSimulatorStore``'s mutex.
 struct FCMSimulatorState {
+    /// The counters; the connection counters among them stay 0 here, as ``SimulatorConnectionRegistry`` keeps
+    /// them.
     var statistics = FCMSimulator.Statistics()
     var acceptedTokens: [String] = []
     var accepted: [FCMSimulator.Accepted] = []
@@ -24,9 +26,6 @@ struct FCMSimulatorState {
     var generator: SeededRandomNumberGenerator
     /// Numbers the accepted messages.
     var messageSequence: UInt64 = 0
-
-    /// Open connections by channel identity, for `sendGoAway` and `resetConnections`.
-    var connections: [ObjectIdentifier: FCMConnectionHandle] = [:]
 
     init(seed: UInt64) {
         self.generator = SeededRandomNumberGenerator(seed: seed)

@@ -22,7 +22,7 @@ struct FCMTokenEndpoint: Sendable {
     let verifier: FCMAssertionVerifier
 
     /// Answers one token request.
-    func process(_ request: FCMRequest) -> FCMResponse {
+    func process(_ request: SimulatorHTTP2Request) -> FCMResponse {
         let response = self.answer(request)
         if response.status != 200 {
             self.store.recordTokenRejection(error: response.reason ?? "HTTP \(response.status)")
@@ -30,7 +30,7 @@ struct FCMTokenEndpoint: Sendable {
         return response
     }
 
-    private func answer(_ request: FCMRequest) -> FCMResponse {
+    private func answer(_ request: SimulatorHTTP2Request) -> FCMResponse {
         guard request.header(":method") == "POST" else {
             return .oauthError(405, error: "invalid_request", description: "The token endpoint accepts only POST.")
         }
@@ -83,7 +83,7 @@ struct FCMTokenEndpoint: Sendable {
     }
 
     /// The endpoint's URL as the client addressed it (`https://<:authority>/token`), a valid `aud`.
-    static func ownURL(of request: FCMRequest) -> String? {
+    static func ownURL(of request: SimulatorHTTP2Request) -> String? {
         guard let authority = request.header(":authority") ?? request.header("host") else { return nil }
         return "\(request.header(":scheme") ?? "https")://\(authority)\(Self.path)"
     }

@@ -11,13 +11,15 @@ import NIOSSL
     import Darwin
 #endif
 
-/// Per-connection state: its open streams, and whether it is going away.
+/// One connection of an HTTP/2 simulator: its open streams, and its two ways of ending, a `GOAWAY` that lets the
+/// streams it covers finish, and an abrupt reset.
 ///
 /// Lives on the connection's event loop; every method must be called there (it is reached through `NIOLoopBound`).
-final class FCMConnectionState {
+/// A service that keeps more per connection subclasses it, as ``APNsConnectionState`` does for its stream limit.
+class SimulatorHTTP2Connection {
     let channel: any Channel
-    let store: FCMSimulatorStore
     let logger: Logger
+    private let registry: SimulatorConnectionRegistry
     private let goAwayGracePeriod: TimeAmount
 
     private var streams: Set<HTTP2StreamID> = []
@@ -28,16 +30,35 @@ final class FCMConnectionState {
     private var closing = false
     private var peakOpenStreams = 0
 
-    init(channel: any Channel, store: FCMSimulatorStore, configuration: FCMSimulator.Configuration) {
+    /// A connection counted in `registry`, whose graceful `GOAWAY`s wait at most `goAwayGracePeriodMilliseconds`
+    /// for the streams they cover.
+    init(
+        channel: any Channel,
+        registry: SimulatorConnectionRegistry,
+        logger: Logger,
+        goAwayGracePeriodMilliseconds: Int
+    ) {
         self.channel = channel
-        self.store = store
-        self.logger = configuration.logger
-        self.goAwayGracePeriod = .milliseconds(Int64(configuration.goAwayGracePeriodMilliseconds))
+        self.registry = registry
+        self.logger = logger
+        self.goAwayGracePeriod = .milliseconds(Int64(goAwayGracePeriodMilliseconds))
     }
 
-    /// Registers a newly opened client stream; `false` when the connection is going away and must not serve it.
+    /// Whether the simulator has sent this connection a `GOAWAY`.
+    var hasSentGoAway: Bool { self.goAwayLastStreamID != nil }
+
+    /// Whether the connection is going away or closing, so that it serves no new stream.
+    var isEnding: Bool { self.hasSentGoAway || self.closing }
+
+    /// The streams open right now.
+    var openStreamCount: Int { self.streams.count }
+
+    /// The highest stream id this connection has served.
+    var lastProcessedStreamID: HTTP2StreamID { self.highestStreamID }
+
+    /// Registers a newly opened client stream; `false` when the connection is ending and must not serve it.
     func streamOpened(_ streamID: HTTP2StreamID) -> Bool {
-        if self.goAwayLastStreamID != nil || self.closing {
+        if self.isEnding {
             return false
         }
         self.streams.insert(streamID)
@@ -46,7 +67,7 @@ final class FCMConnectionState {
         // Only a new per-connection peak can be a new global one; this keeps the shared lock off most requests.
         if open > self.peakOpenStreams {
             self.peakOpenStreams = open
-            self.store.updateStatistics { $0.maxConcurrentStreamsObserved = max($0.maxConcurrentStreamsObserved, open) }
+            self.registry.recordOpenStreams(open)
         }
         return true
     }
@@ -64,31 +85,36 @@ final class FCMConnectionState {
         self.streams.filter { $0 < streamID }.max() ?? .rootStream
     }
 
-    /// The highest stream id this connection has served.
-    var lastProcessedStreamID: HTTP2StreamID { self.highestStreamID }
-
-    /// Sends `GOAWAY` (`NO_ERROR`) and ends the connection once the streams up to `lastStreamID` are answered,
-    /// bounded by the configured grace period.
-    func goAway(lastStreamID: HTTP2StreamID) {
+    /// Sends `GOAWAY`, with `debugText` as its debug data when given, and ends the connection: at once, or
+    /// (graceful) once the streams up to `lastStreamID` are answered, bounded by the grace period.
+    func goAway(
+        lastStreamID: HTTP2StreamID,
+        errorCode: HTTP2ErrorCode = .noError,
+        debugText: String? = nil,
+        graceful: Bool = true
+    ) {
         guard !self.closing else { return }
-        if let previous = self.goAwayLastStreamID, previous <= lastStreamID {
+        if let previous = self.goAwayLastStreamID, previous <= lastStreamID, graceful {
             return
         }
         self.goAwayLastStreamID = lastStreamID
-        self.store.updateStatistics { $0.goAwaysSent += 1 }
+        self.registry.goAwaySent()
+        let debugData = debugText.map { self.channel.allocator.buffer(string: $0) }
         let frame = HTTP2Frame(
             streamID: .rootStream,
-            payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil)
+            payload: .goAway(lastStreamID: lastStreamID, errorCode: errorCode, opaqueData: debugData)
         )
         // nio-http2 closes the streams above `lastStreamID` itself while it processes the frame, before the frame is
         // written; the connection must not be closed from those stream closures, hence `goAwayFlushed`.
         self.channel.writeAndFlush(frame).assumeIsolated().whenComplete { _ in
             self.goAwayFlushed = true
-            if self.streams.isEmpty {
+            if !graceful || self.streams.isEmpty {
                 self.close()
             }
         }
-        self.channel.eventLoop.assumeIsolated().scheduleTask(in: self.goAwayGracePeriod) { self.close() }
+        if graceful {
+            self.channel.eventLoop.assumeIsolated().scheduleTask(in: self.goAwayGracePeriod) { self.close() }
+        }
     }
 
     /// Closes the TCP connection abruptly: `SO_LINGER` 0 makes the close send RST instead of FIN, and the close
@@ -110,7 +136,8 @@ final class FCMConnectionState {
         }
     }
 
-    private func close() {
+    /// Closes the connection (a FIN, after a TLS `close_notify`), once.
+    func close() {
         guard !self.closing else { return }
         self.closing = true
         self.channel.close(promise: nil)

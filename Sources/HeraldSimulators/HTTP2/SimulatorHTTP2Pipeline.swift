@@ -1,26 +1,37 @@
+import Logging
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOSSL
 import NIOTLS
 
-/// Builds the pipeline of each accepted connection: TLS with ALPN `h2`, then HTTP/2 with one ``FCMStreamHandler``
-/// per stream.
-struct FCMChannelInitializer: Sendable {
-    let configuration: FCMSimulator.Configuration
-    let store: FCMSimulatorStore
-    let processor: FCMRequestProcessor
+/// Builds the pipeline of each connection an HTTP/2 simulator accepts: TLS with ALPN `h2` (when there is a TLS
+/// context), then HTTP/2, with one ``SimulatorHTTP2StreamHandler`` per stream, for the service's processor.
+struct SimulatorHTTP2Pipeline<Processor: SimulatorHTTP2RequestProcessor>: Sendable {
+    /// The service (`APNs`, `FCM`), for logs.
+    let serviceName: String
+    let processor: Processor
+    /// `nil` serves cleartext HTTP/2 (prior knowledge).
     let sslContext: NIOSSLContext?
+    let registry: SimulatorConnectionRegistry
+    let logger: Logger
+    /// The `SETTINGS_MAX_CONCURRENT_STREAMS` nio-http2 is configured with.
+    let maxConcurrentStreams: Int
+    /// Makes the state of a connection that has agreed on HTTP/2, adding any handler the service needs in front of
+    /// nio-http2; runs on the connection's event loop.
+    let makeConnection: @Sendable (any Channel) throws -> Processor.Connection
 
     /// Sets up a freshly accepted connection; runs on its event loop.
     func initialize(_ channel: any Channel) throws {
-        self.store.updateStatistics { $0.connections += 1 }
+        self.registry.connectionAccepted()
         guard let sslContext = self.sslContext else {
             try self.configureHTTP2(channel)
             return
         }
         let sync = channel.pipeline.syncOperations
         try sync.addHandler(NIOSSLServerHandler(context: sslContext))
+        // HTTP/2 is set up only after the handshake, so that the service can look at the client certificate (APNs
+        // derives the stream limit of the very first SETTINGS frame from it).
         try sync.addHandler(
             ApplicationProtocolNegotiationHandler { result, channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -28,7 +39,8 @@ struct FCMChannelInitializer: Sendable {
                     case .negotiated("h2"), .fallback:
                         try self.configureHTTP2(channel)
                     case .negotiated:
-                        // Only HTTP/2 is offered, so nothing else can be negotiated with a conforming client.
+                        // Only HTTP/2 is offered, as the simulated services speak nothing else, so a conforming
+                        // client cannot have negotiated this.
                         channel.close(promise: nil)
                     }
                 }
@@ -37,12 +49,12 @@ struct FCMChannelInitializer: Sendable {
     }
 
     private func configureHTTP2(_ channel: any Channel) throws {
-        let connection = FCMConnectionState(channel: channel, store: self.store, configuration: self.configuration)
+        let connection = try self.makeConnection(channel)
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         let sync = channel.pipeline.syncOperations
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = [
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: self.configuration.maxConcurrentStreams),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: self.maxConcurrentStreams),
             HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
         ]
         let processor = self.processor
@@ -50,7 +62,8 @@ struct FCMChannelInitializer: Sendable {
             mode: .server,
             connectionConfiguration: connectionConfiguration,
             streamConfiguration: NIOHTTP2Handler.StreamConfiguration(),
-            streamDelegate: FCMStreamDelegate(connection: boundConnection)
+            streamDelegate: SimulatorHTTP2StreamDelegate(
+                connection: NIOLoopBound(connection, eventLoop: channel.eventLoop))
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let connection = boundConnection.value
@@ -60,18 +73,11 @@ struct FCMChannelInitializer: Sendable {
                     return
                 }
                 try stream.pipeline.syncOperations.addHandler(
-                    FCMStreamHandler(processor: processor, connection: connection, streamID: streamID)
+                    SimulatorHTTP2StreamHandler(processor: processor, connection: connection, streamID: streamID)
                 )
             }
         }
-        try sync.addHandler(FCMConnectionErrorHandler(logger: self.configuration.logger))
-
-        let handle = FCMConnectionHandle(channel: channel, state: boundConnection)
-        let key = ObjectIdentifier(channel)
-        let store = self.store
-        store.state.withLock { $0.connections[key] = handle }
-        channel.closeFuture.whenComplete { _ in
-            _ = store.state.withLock { $0.connections.removeValue(forKey: key) }
-        }
+        try sync.addHandler(SimulatorConnectionErrorHandler(serviceName: self.serviceName, logger: self.logger))
+        self.registry.register(connection)
     }
 }

@@ -2,14 +2,12 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 
-/// One complete request read from a stream: its header list and (up to a cap) its body.
-struct FCMRequest {
-    /// Bodies are kept only up to this many bytes: anything longer is far too big for a message anyway.
-    static let bodyCap = 65_536
-
+/// One complete request read from a simulator's HTTP/2 stream: its header list and (up to a cap) its body.
+struct SimulatorHTTP2Request {
     let streamID: HTTP2StreamID
     let headers: HPACKHeaders
-    /// The body, or its first ``bodyCap`` bytes.
+    /// The body; `nil` when there was none or when it was longer than the processor's
+    /// ``SimulatorHTTP2RequestProcessor/bodyCap``.
     let body: ByteBuffer?
     /// The full body length, even beyond the cap.
     let bodyLength: Int
