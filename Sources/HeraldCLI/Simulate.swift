@@ -71,33 +71,8 @@ struct Simulate: AsyncParsableCommand {
 
         var providers: [String] = []
         var simulators: [any SimulatorHandle] = []
-        if selected.contains("apns") {
-            let (handle, yaml) = try await startAPNs(authority: authority, directory: directory, logger: logger)
-            simulators.append(handle)
-            providers.append(yaml)
-        }
-        if selected.contains("fcm") {
-            let (handle, yaml) = try await startFCM(authority: authority, directory: directory, logger: logger)
-            simulators.append(handle)
-            providers.append(yaml)
-        }
-        if selected.contains("webpush") {
-            let (handle, yaml) = try await startWebPush(authority: authority, directory: directory, logger: logger)
-            simulators.append(handle)
-            providers.append(yaml)
-        }
-        if selected.contains("wns") {
-            let (handle, yaml) = try await startWNS(authority: authority, directory: directory, logger: logger)
-            simulators.append(handle)
-            providers.append(yaml)
-        }
-        if selected.contains("mpns") {
-            let (handle, yaml) = try await startMPNS(authority: authority, directory: directory, logger: logger)
-            simulators.append(handle)
-            providers.append(yaml)
-        }
-        if selected.contains("gcm-legacy") {
-            let (handle, yaml) = try await startGCMLegacy(authority: authority, logger: logger)
+        for kind in selected {
+            let (handle, yaml) = try await start(kind, authority: authority, directory: directory, logger: logger)
             simulators.append(handle)
             providers.append(yaml)
         }
@@ -120,6 +95,21 @@ struct Simulate: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
+    }
+
+    /// Starts the simulator of `kind`; returns it and the YAML of a provider pointing at it.
+    private func start(
+        _ kind: String, authority: SimulatorCertificateAuthority, directory: String, logger: Logger
+    ) async throws -> (any SimulatorHandle, String) {
+        switch kind {
+        case "apns": try await startAPNs(authority: authority, directory: directory, logger: logger)
+        case "fcm": try await startFCM(authority: authority, directory: directory, logger: logger)
+        case "webpush": try await startWebPush(authority: authority, directory: directory, logger: logger)
+        case "wns": try await startWNS(authority: authority, directory: directory, logger: logger)
+        case "mpns": try await startMPNS(authority: authority, directory: directory, logger: logger)
+        case "gcm-legacy": try await startGCMLegacy(authority: authority, logger: logger)
+        default: throw ValidationError("no simulator for '\(kind)'")
+        }
     }
 
     /// Starts the APNs simulator with a fresh signing key; returns it and its provider YAML.

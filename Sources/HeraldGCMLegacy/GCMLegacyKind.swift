@@ -33,7 +33,7 @@ public struct GCMLegacyKind: ProviderKind {
         else {
             throw ConfigurationError(key: options.keyPath("endpoint"), "expected an https URL, got \"\(endpoint)\"")
         }
-        var settings = GCMLegacyProvider.Settings(endpoint: endpoint, apiKey: try Self.apiKey(options))
+        var settings = GCMLegacyProvider.Settings(endpoint: endpoint, apiKey: try options.secret("api_key", fileKey: "api_key_file"))
         if let timeout = try options.duration("timeout", minimum: .milliseconds(1)) { settings.requestTimeout = timeout }
         if let size = try options.int("batch_size", in: 1...GCMLegacyProvider.maximumBatchSize) { settings.batchSize = size }
         if let delay = try options.duration("batch_delay") {
@@ -44,35 +44,8 @@ public struct GCMLegacyKind: ProviderKind {
         }
         if let limit = try options.int("max_concurrent", in: 1...100_000) { settings.maxConcurrentDeliveries = limit }
 
-        var roots = environment.extraTrustRootFiles
-        if let caFile = try options.string("ca_file") { roots.append(caFile) }
-        let tls: TLSConfiguration
-        do {
-            tls = try OutboundTLS.clientConfiguration(extraRootFiles: roots)
-        } catch {
-            throw ConfigurationError(key: options.keyPath("ca_file"), "cannot read trust roots: \(error)")
-        }
+        let tls = try options.outboundTLS(environment: environment)
         return GCMLegacyProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
     }
 
-    /// `api_key` inline, or the text of `api_key_file` without its trailing newline; exactly one of them.
-    private static func apiKey(_ options: ConfigSection) throws(ConfigurationError) -> String {
-        switch (try options.string("api_key"), try options.string("api_key_file")) {
-        case (let key?, nil):
-            guard !key.isEmpty else { throw ConfigurationError(key: options.keyPath("api_key"), "is required") }
-            return key
-        case (nil, let path?):
-            guard let data = FileManager.default.contents(atPath: path), var text = String(data: data, encoding: .utf8) else {
-                throw ConfigurationError(key: options.keyPath("api_key_file"), "cannot read \(path)")
-            }
-            // "\r\n" is one Character, so one removeLast() drops either line ending.
-            if text.hasSuffix("\r\n") || text.hasSuffix("\n") { text.removeLast() }
-            guard !text.isEmpty else { throw ConfigurationError(key: options.keyPath("api_key_file"), "\(path) is empty") }
-            return text
-        case (.some, .some):
-            throw ConfigurationError(key: options.path, "give either api_key or api_key_file, not both")
-        case (nil, nil):
-            throw ConfigurationError(key: options.keyPath("api_key"), "is required (or api_key_file)")
-        }
-    }
 }

@@ -20,14 +20,7 @@ public struct WebhookKind: ProviderKind {
         if let seconds = try options.seconds("timeout") { settings.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
         if let limit = try options.int("max_concurrent", in: 1...100_000) { settings.maxConcurrentDeliveries = limit }
         if let limit = try options.int("max_connections_per_host", in: 1...10_000) { settings.maxConnectionsPerHost = limit }
-        var roots = environment.extraTrustRootFiles
-        if let caFile = try options.string("ca_file") { roots.append(caFile) }
-        let tls: TLSConfiguration
-        do {
-            tls = try OutboundTLS.clientConfiguration(extraRootFiles: roots)
-        } catch {
-            throw ConfigurationError(key: options.keyPath("ca_file"), "cannot read trust roots: \(error)")
-        }
+        let tls = try options.outboundTLS(environment: environment)
         return WebhookProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
     }
 }

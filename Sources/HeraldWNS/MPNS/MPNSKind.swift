@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldWebhook
 import OrderedCollections
 
 /// The `mpns` provider kind: the retired Windows Phone push service (providers.md §5.1, pushd-api.md §10.6).
@@ -50,7 +51,7 @@ public struct MPNSKind: ProviderKind {
             settings.endpoint = origin
         }
         settings.http = try options.providerHTTPSettings()
-        let tls = try options.providerTLS(environment: environment)
+        let tls = try options.outboundTLS(environment: environment)
         return MPNSProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
     }
 }

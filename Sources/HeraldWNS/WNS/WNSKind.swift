@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldWebhook
 import Logging
 
 /// The `wns` provider kind: Windows Push Notification Services (providers.md §4, pushd-api.md §10.5).
@@ -55,7 +56,7 @@ public struct WNSKind: ProviderKind {
                 metadata: ["provider": "\(name)"])
         }
         settings.http = try options.providerHTTPSettings()
-        let tls = try options.providerTLS(environment: environment)
+        let tls = try options.outboundTLS(environment: environment)
         return WNSProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
     }
 }

@@ -47,14 +47,7 @@ public struct WebPushKind: ProviderKind {
         if let limit = try options.int("max_concurrent", in: 1...100_000) { settings.maxConcurrentDeliveries = limit }
         if let limit = try options.int("max_connections_per_host", in: 1...10_000) { settings.maxConnectionsPerHost = limit }
 
-        var roots = environment.extraTrustRootFiles
-        if let caFile = try options.string("ca_file") { roots.append(caFile) }
-        let tls: TLSConfiguration
-        do {
-            tls = try OutboundTLS.clientConfiguration(extraRootFiles: roots)
-        } catch {
-            throw ConfigurationError(key: options.keyPath("ca_file"), "cannot read trust roots: \(error)")
-        }
+        let tls = try options.outboundTLS(environment: environment)
         return try await WebPushProvider(name: name, settings: settings, key: key, tls: tls, logger: environment.logger)
     }
 
