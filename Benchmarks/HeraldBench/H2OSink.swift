@@ -1,14 +1,36 @@
 import Foundation
 import HeraldSimulators
 
-/// h2o over TLS with an mruby handler that reads the body and answers 200 with the request's
-/// `apns-id`: an APNs-shaped sink that costs almost nothing per request.
+/// h2o over TLS with an mruby handler that reads the body and answers 200 as the push service
+/// would: a sink that costs almost nothing per request.
 struct H2OSink {
+    /// The shape of the sink's answers.
+    enum Answer {
+        /// APNs: 200 with the request's `apns-id` and no body.
+        case apns
+        /// FCM HTTP v1: 200 with a JSON message name.
+        case fcm
+
+        /// The mruby handler's lines, indented for the YAML block they go in.
+        var handler: String {
+            let answer = switch self {
+            case .apns: #"[200, {"apns-id" => env["HTTP_APNS_ID"].to_s}, []]"#
+            case .fcm: #"[200, {"content-type" => "application/json; charset=UTF-8"}, ['{"name":"projects/p/messages/1"}']]"#
+            }
+            return [
+                "Proc.new do |env|",
+                #"  input = env["rack.input"]"#,
+                "  input.read if input",
+                "  " + answer,
+                "end",
+            ].map { String(repeating: " ", count: 10) + $0 }.joined(separator: "\n")
+        }
+    }
+
     let process: ChildProcess
     let port: Int
-    let configFile: String
 
-    static func start(directory: String, authority: SimulatorCertificateAuthority) throws -> H2OSink {
+    static func start(directory: String, authority: SimulatorCertificateAuthority, answer: Answer) throws -> H2OSink {
         let port = try freePort()
         let config = directory + "/h2o.conf"
         try """
@@ -25,11 +47,7 @@ struct H2OSink {
                 paths:
                   /:
                     mruby.handler: |
-                      Proc.new do |env|
-                        input = env["rack.input"]
-                        input.read if input
-                        [200, {"apns-id" => env["HTTP_APNS_ID"].to_s}, []]
-                      end
+            \(answer.handler)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let process = try ChildProcess.start("/usr/bin/h2o", ["-c", config], log: directory + "/h2o.log")
         // Wait for the port to accept connections.
@@ -43,22 +61,44 @@ struct H2OSink {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
             }
             close(socket)
-            if connected { return H2OSink(process: process, port: port, configFile: config) }
+            if connected { return H2OSink(process: process, port: port) }
             usleep(100_000)
         }
-        H2OSink(process: process, port: port, configFile: config).stop()
+        H2OSink(process: process, port: port).stop()
         throw H2OError(message: "h2o did not start; see \(directory)/h2o.log")
     }
 
-    /// Kills h2o and its workers: its graceful shutdown can wait indefinitely, and its workers
-    /// outlive the master, so everything started with this configuration file is killed.
+    /// Kills h2o and its helper processes by pid: its graceful shutdown can wait indefinitely, and
+    /// its helpers outlive the master, so the master's descendants are found first, then all killed.
     func stop() {
-        let pkill = Process()
-        pkill.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-        pkill.arguments = ["-KILL", "-f", configFile]
-        try? pkill.run()
-        ChildProcess.waitForExit(pkill)
+        let master = process.process.processIdentifier
+        let pids = [master] + Self.descendants(of: master)
+        for pid in pids {
+            kill(pid, SIGKILL)
+        }
         ChildProcess.waitForExit(process.process)
+    }
+
+    /// Every process whose parent chain leads to `root`, from /proc.
+    static func descendants(of root: pid_t) -> [pid_t] {
+        var parents: [pid_t: pid_t] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command name: state, then the parent pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = pid_t(fields[1]) { parents[pid] = parent }
+        }
+        var found: [pid_t] = []
+        var frontier: Set<pid_t> = [root]
+        while !frontier.isEmpty {
+            let children = parents.filter { frontier.contains($0.value) }.map(\.key)
+            found += children
+            frontier = Set(children)
+        }
+        return found
     }
 }
 
@@ -67,22 +107,59 @@ struct H2OError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// h2load sending the APNs-shaped request Herald sends.
+/// h2load sending the request Herald sends (same path shape, headers and body size).
 enum H2Load {
+    /// The request shapes h2load can send.
+    enum Shape {
+        /// An APNs notification to one device.
+        case apns
+        /// An FCM HTTP v1 `messages:send` to one registration token.
+        case fcm(projectID: String)
+
+        var body: String {
+            switch self {
+            case .apns:
+                #"{"aps":{"alert":"Benchmark","badge":1},"n":"1"}"#
+            case .fcm:
+                #"{"message":{"token":"\#(FCMFanOut.token(0))","data":{"message":"Benchmark","n":"1"},"android":{"collapse_key":"bench"}}}"#
+            }
+        }
+
+        var headers: [String] {
+            switch self {
+            case .apns:
+                [
+                    "apns-push-type: alert", "apns-priority: 10", "apns-topic: com.example.bench", "content-type: application/json",
+                    "authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIS0VZMDEifQ.eyJpc3MiOiJCRU5DSFRFQU0xIiwiaWF0IjoxNzYzNzEyMDAwfQ.c2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJlc2lnbmF0dXJl",
+                    "apns-id: 123e4567-e89b-42d3-a456-426614174000",
+                ]
+            case .fcm:
+                [
+                    "content-type: application/json; charset=utf-8",
+                    "authorization: Bearer ya29.c.b0AXv0zTbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbenchbench",
+                ]
+            }
+        }
+
+        func path(port: Int) -> String {
+            switch self {
+            case .apns:
+                "https://127.0.0.1:\(port)/3/device/\(String(repeating: "ab", count: 32))"
+            case .fcm(let projectID):
+                "https://127.0.0.1:\(port)/v1/projects/\(projectID)/messages:send"
+            }
+        }
+    }
+
     /// Returns the measured requests per second.
-    static func run(port: Int, requests: Int, caFile: String) throws -> Double {
+    static func run(_ shape: Shape, port: Int, requests: Int, caFile: String) throws -> Double {
         let body = FileManager.default.temporaryDirectory.appendingPathComponent("h2load-body.json").path
-        try #"{"aps":{"alert":"Benchmark"},"n":"1"}"#.write(toFile: body, atomically: true, encoding: .utf8)
+        try shape.body.write(toFile: body, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
-        process.arguments = [
-            "-n", "\(requests)", "-c", "4", "-m", "100", "-t", "1",
-            "-d", body,
-            "-H", "apns-topic: com.example.bench", "-H", "apns-push-type: alert", "-H", "apns-priority: 10",
-            "-H", "apns-id: 123e4567-e89b-12d3-a456-426614174000", "-H", "content-type: application/json",
-            "-H", "authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkJFTkNIS0VZMDEifQ.e30.c2lnbmF0dXJl",
-            "https://127.0.0.1:\(port)/3/device/\(String(repeating: "ab", count: 32))",
-        ]
+        process.arguments = ["-n", "\(requests)", "-c", "4", "-m", "100", "-t", "1", "-d", body]
+            + shape.headers.flatMap { ["-H", $0] }
+            + [shape.path(port: port)]
         // A file, not a pipe: h2load's output then never blocks it, whatever its size.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("h2load.log").path
         FileManager.default.createFile(atPath: log, contents: nil)

@@ -9,8 +9,8 @@ import HeraldStore
 struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
-        abstract: "Measure Herald's APNs fan-out against the simulator and an h2o sink, with h2load as the yardstick.",
-        subcommands: [APNsFanOut.self, Soak.self],
+        abstract: "Measure Herald's APNs and FCM fan-out against their simulators and an h2o sink, with h2load as the yardstick.",
+        subcommands: [APNsFanOut.self, FCMFanOut.self, Soak.self],
         defaultSubcommand: APNsFanOut.self
     )
 }

@@ -1,3 +1,4 @@
+import HeraldHTTP2
 import NIOCore
 
 /// A notification rendered for APNs: the JSON body and the headers that depend on it.
@@ -12,6 +13,10 @@ public struct APNsMessage: Sendable, Equatable {
     public var expiration: Int64?
     /// `apns-collapse-id`, from the publish's `collapseKey`.
     public var collapseID: String?
+    /// The header fields above (with the provider's topic and token), built once per rendered message by the provider.
+    var preparedHeaders: HTTP2PreparedHeaders?
+    /// The `authorization` value in ``preparedHeaders``, if any.
+    var preparedAuthorization: String?
 
     /// Creates a message.
     public init(body: ByteBuffer, pushType: APNsPushType, priority: Int, expiration: Int64? = nil, collapseID: String? = nil) {

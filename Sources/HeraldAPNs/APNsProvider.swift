@@ -37,6 +37,7 @@ public struct APNsProvider: PushProvider {
     private let pool: HTTP2ConnectionPool
     /// `nil` with certificate authentication.
     private let token: APNsProviderToken?
+    private let requestIDs = APNsRequestIDGenerator()
     private let logger: Logger
 
     /// Creates a provider sending through `pool`, authenticated by `token` (or by the pool's client certificate).
@@ -66,7 +67,30 @@ public struct APNsProvider: PushProvider {
     }
 
     public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<APNsMessage> {
-        renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
+        var result = renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
+        if case .send(var message) = result {
+            // Rendered once per variant and sent to many devices: the fields they share are built here,
+            // with the provider token as it is now (a send checks that it still is).
+            let authorization = token?.cachedAuthorization()
+            message.preparedHeaders = preparedHeaders(for: message, authorization: authorization)
+            message.preparedAuthorization = authorization
+            result = .send(message)
+        }
+        return result
+    }
+
+    /// The fields every request of `message` carries; only the path and `apns-id` vary (and
+    /// `authorization`, when the token changes after rendering).
+    private func preparedHeaders(for message: APNsMessage, authorization: String?) -> HTTP2PreparedHeaders {
+        var headers = HTTPFields()
+        if let authorization { headers[.authorization] = authorization }
+        headers[.apnsPushType] = message.pushType.rawValue
+        headers[.apnsPriority] = message.priority == 10 ? "10" : "5"
+        if let topic = settings.topic { headers[.apnsTopic] = topic + message.pushType.topicSuffix }
+        if let expiration = message.expiration { headers[.apnsExpiration] = String(expiration) }
+        if let collapseID = message.collapseID { headers[.apnsCollapseID] = collapseID }
+        headers[.contentType] = "application/json"
+        return HTTP2PreparedHeaders(headers)
     }
 
     public func send(_ message: APNsMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
@@ -85,24 +109,33 @@ public struct APNsProvider: PushProvider {
     }
 
     private func attempt(_ message: APNsMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
-        var headers = HTTPFields()
+        var authorization: String?
         if let token {
             do {
-                headers[.authorization] = "bearer \(try await token.current())"
+                authorization = try await token.authorization()
             } catch {
                 return DeliveryOutcome(.configurationFailure, reason: "cannot sign provider token: \(error)")
             }
         }
-        headers[.apnsPushType] = message.pushType.rawValue
-        headers[.apnsPriority] = message.priority == 10 ? "10" : "5"
-        if let topic = settings.topic { headers[.apnsTopic] = topic + message.pushType.topicSuffix }
-        headers[.apnsID] = UUID().uuidString.lowercased()
-        if let expiration = message.expiration { headers[.apnsExpiration] = String(expiration) }
-        if let collapseID = message.collapseID { headers[.apnsCollapseID] = collapseID }
-        headers[.contentType] = "application/json"
-        let request = HTTP2Request(method: .post, path: "/3/device/\(target.token)", headers: headers, body: message.body)
+        var headers = HTTPFields()
+        headers.reserveCapacity(2)
+        var prepared = message.preparedHeaders
+        if authorization != message.preparedAuthorization {
+            // The token changed since rendering (or the message was not rendered by this provider).
+            prepared = nil
+            if let authorization { headers.append(HTTPField(name: .authorization, value: authorization)) }
+        }
+        // Unique per request: kept out of the HPACK dynamic table, where it would evict the shared fields.
+        var requestID = HTTPField(name: .apnsID, value: requestIDs.next())
+        requestID.indexingStrategy = .avoid
+        headers.append(requestID)
+        let request = HTTP2Request(
+            method: .post, path: "/3/device/" + target.token, headers: headers,
+            preparedHeaders: prepared ?? preparedHeaders(for: message, authorization: nil), body: message.body)
         do {
             let response = try await pool.execute(request, deadline: settings.requestTimeout)
+            // Success has no body and no header of interest: skip reading them.
+            if response.status == 200 { return .delivered }
             return APNsResponseTable.outcome(
                 status: response.status, body: Array(response.body.readableBytesView), retryAfter: response.headers[.retryAfter])
         } catch {

@@ -24,6 +24,8 @@ public final class APNsProviderToken: Sendable {
 
     private struct Cached {
         var value: String
+        /// `bearer <value>`, built once per token rather than once per request.
+        var authorization: String
         var issuedAt: Date
     }
 
@@ -44,9 +46,25 @@ public final class APNsProviderToken: Sendable {
 
     /// The current `bearer` token, minting one when there is none or it is ``refreshAge`` old.
     public func current() async throws -> String {
+        try await currentCached().value
+    }
+
+    /// The `authorization` field value of the current token: `bearer <token>`.
+    public func authorization() async throws -> String {
+        try await currentCached().authorization
+    }
+
+    /// The `authorization` value of the current token if one is cached and young enough, without minting.
+    public func cachedAuthorization() -> String? {
+        let now = now()
+        guard let cached = cached.withLock({ $0 }), now.timeIntervalSince(cached.issuedAt) < Self.refreshAge else { return nil }
+        return cached.authorization
+    }
+
+    private func currentCached() async throws -> Cached {
         let now = now()
         if let cached = cached.withLock({ $0 }), now.timeIntervalSince(cached.issuedAt) < Self.refreshAge {
-            return cached.value
+            return cached
         }
         return try await mint(at: now)
     }
@@ -63,10 +81,11 @@ public final class APNsProviderToken: Sendable {
         return true
     }
 
-    private func mint(at date: Date) async throws -> String {
+    private func mint(at date: Date) async throws -> Cached {
         let claims = Claims(iss: teamID, iat: Int(date.timeIntervalSince1970))
         let token = try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
-        cached.withLock { $0 = Cached(value: token, issuedAt: date) }
-        return token
+        let minted = Cached(value: token, authorization: "bearer " + token, issuedAt: date)
+        cached.withLock { $0 = minted }
+        return minted
     }
 }

@@ -108,11 +108,14 @@ public struct FCMProvider: PushProvider {
         return outcome
     }
 
+    /// The field every send shares, converted once for the pool.
+    private static let sharedHeaders = HTTP2PreparedHeaders([.contentType: "application/json; charset=utf-8"])
+
     private func attempt(_ body: ByteBuffer, accessToken: String) async -> DeliveryOutcome {
         var headers = HTTPFields()
-        headers[.authorization] = "Bearer \(accessToken)"
-        headers[.contentType] = "application/json; charset=utf-8"
-        let request = HTTP2Request(method: .post, path: path, headers: headers, body: body)
+        headers.reserveCapacity(1)
+        headers.append(HTTPField(name: .authorization, value: "Bearer " + accessToken))
+        let request = HTTP2Request(method: .post, path: path, headers: headers, preparedHeaders: Self.sharedHeaders, body: body)
         do {
             let response = try await pool.execute(request, deadline: settings.requestTimeout)
             if response.status == 200 {

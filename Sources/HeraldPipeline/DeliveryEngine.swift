@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldStore
 import Logging
 import Metrics
+import Synchronization
 
 /// Renders, sends and settles deliveries: the work shared by fan-out and retries.
 ///
@@ -122,18 +123,23 @@ public struct DeliveryEngine: Sendable {
     ) async -> [AttemptResult] {
         var results: [AttemptResult] = Array(repeating: .skipped(""), count: attempts.count)
         var rendered: [MessageVariant: RenderResult<Provider.Message>] = [:]
+        // Neighbours in a page mostly share a variant: comparing with the last one is cheaper than hashing.
+        var last: (variant: MessageVariant, render: RenderResult<Provider.Message>)?
         var work: [(index: Int, message: Provider.Message, target: DeliveryTarget)] = []
         work.reserveCapacity(attempts.count)
         for (index, attempt) in attempts.enumerated() {
             let fields = attempt.subscriber.fields
             let variant = provider.variant(lang: fields.lang, silent: attempt.silent, badge: attempt.badge, version: fields.version)
             let render: RenderResult<Provider.Message>
-            if let cached = rendered[variant] {
+            if let last, last.variant == variant {
+                render = last.render
+            } else if let cached = rendered[variant] {
                 render = cached
             } else {
                 render = provider.render(notification, for: variant)
                 rendered[variant] = render
             }
+            last = (variant, render)
             switch render {
             case .send(let message):
                 work.append((index, message, DeliveryTarget(subscriberID: attempt.subscriber.id, token: attempt.subscriber.token)))
@@ -146,23 +152,26 @@ public struct DeliveryEngine: Sendable {
         let limit = max(1, provider.maxConcurrentDeliveries)
         let metrics = self.metrics
         let nowMillis = self.nowMillis
-        await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
-            var pending = work.makeIterator()
-            func start(_ item: (index: Int, message: Provider.Message, target: DeliveryTarget)) {
+        // Up to `limit` workers each take the next delivery when done with one. In a discarding group
+        // a finished delivery does not wake this task (as `group.next()` would, once per delivery):
+        // outcomes go straight into their slots.
+        let deliveries = work
+        let progress = SendProgress(count: deliveries.count)
+        await withDiscardingTaskGroup { group in
+            for _ in 0..<min(limit, deliveries.count) {
                 group.addTask {
-                    let started = nowMillis()
-                    let outcome = await provider.send(item.message, to: item.target)
-                    metrics.recordSend(provider: provider.name, outcome: outcome.outcome, milliseconds: nowMillis() - started)
-                    return (item.index, outcome)
+                    while let slot = progress.claim() {
+                        let item = deliveries[slot]
+                        let started = nowMillis()
+                        let outcome = await provider.send(item.message, to: item.target)
+                        metrics.recordSend(provider: provider.name, outcome: outcome.outcome, milliseconds: nowMillis() - started)
+                        progress.complete(slot, with: outcome)
+                    }
                 }
             }
-            for _ in 0..<min(limit, work.count) {
-                if let item = pending.next() { start(item) }
-            }
-            while let (index, outcome) = await group.next() {
-                results[index] = .outcome(outcome)
-                if let item = pending.next() { start(item) }
-            }
+        }
+        for (slot, outcome) in progress.outcomes.enumerated() {
+            if let outcome { results[work[slot].index] = .outcome(outcome) }
         }
         return results
     }
@@ -193,5 +202,33 @@ public struct DeliveryEngine: Sendable {
             }
         }
         return result
+    }
+}
+
+/// The deliveries of one `send` shared by its workers: which is next, and the outcomes so far.
+private final class SendProgress: Sendable {
+    private let count: Int
+    private let next = Atomic<Int>(0)
+    private let slots: Mutex<[DeliveryOutcome?]>
+
+    init(count: Int) {
+        self.count = count
+        self.slots = Mutex(Array(repeating: nil, count: count))
+    }
+
+    /// The index of the next delivery to make, or `nil` once all are taken.
+    func claim() -> Int? {
+        let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        return slot < count ? slot : nil
+    }
+
+    /// Records the outcome of a claimed delivery.
+    func complete(_ slot: Int, with outcome: DeliveryOutcome) {
+        slots.withLock { $0[slot] = outcome }
+    }
+
+    /// Every outcome, by index; `nil` for a delivery not made.
+    var outcomes: [DeliveryOutcome?] {
+        slots.withLock { $0 }
     }
 }

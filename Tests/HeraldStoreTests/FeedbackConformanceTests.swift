@@ -39,6 +39,24 @@ struct FeedbackConformanceTests {
         }
     }
 
+    @Test("a page of successes resets its own failing subscribers only, beside failures in the same page", arguments: StoreBackend.all)
+    func resetsBesideFailures(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 4)
+            let failure = DeliveryRecord.Effect.subscriberFailure(reason: "x", status: nil)
+            _ = try await store.record([record(s[0], failure), record(s[1], failure), record(s[2], failure)], maxFailures: 5, now: Clock.t0)
+            _ = try await store.record(
+                [record(s[0], .delivered), record(s[1], failure), record(s[3], .delivered)], maxFailures: 5, now: Clock.t0)
+            #expect(try await store.subscriber(s[0].id)?.failures == 0)
+            #expect(try await store.subscriber(s[1].id)?.failures == 2)
+            #expect(try await store.subscriber(s[2].id)?.failures == 1, "not in the page")
+            #expect(try await store.subscriber(s[3].id)?.failures == 0)
+            _ = try await store.record([record(s[1], .delivered), record(s[2], .delivered)], maxFailures: 5, now: Clock.t0)
+            #expect(try await store.subscriber(s[1].id)?.failures == 0)
+            #expect(try await store.subscriber(s[2].id)?.failures == 0)
+        }
+    }
+
     @Test("failure counters follow the records in order", arguments: StoreBackend.all)
     func counterOrder(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

@@ -9,12 +9,12 @@ import Synchronization
 ///
 /// Thread-safe front for the event-loop-bound ``HTTP2ConnectionHandler``: calls from other threads
 /// hop to the loop. Requests started from other threads are batched, so a burst costs one hop
-/// instead of one per request.
+/// and one flush instead of one per request.
 final class HTTP2Connection: Sendable {
     private enum Phase {
         case idle
         case connecting
-        case connected(multiplexer: NIOHTTP2Handler.StreamMultiplexer, handler: HTTP2ConnectionHandler)
+        case connected(HTTP2ConnectionHandler)
         case closed
     }
 
@@ -82,11 +82,25 @@ final class HTTP2Connection: Sendable {
     /// Opens a stream for `request`; the pool has already counted it against this connection.
     func startStream(_ request: HTTP2RequestContext) {
         if self.eventLoop.inEventLoop {
-            self.openStream(request)
-            return
+            self.openStreams(CollectionOfOne(request))
+        } else {
+            self.enqueueStarts { $0.append(request) }
         }
+    }
+
+    /// Opens a stream for each request; the pool has already counted them against this connection.
+    func startStreams(_ requests: [HTTP2RequestContext]) {
+        if self.eventLoop.inEventLoop {
+            self.openStreams(requests)
+        } else {
+            self.enqueueStarts { $0.append(contentsOf: requests) }
+        }
+    }
+
+    /// Adds requests for the loop to start, scheduling a drain unless one is pending already.
+    private func enqueueStarts(_ add: (inout [HTTP2RequestContext]) -> Void) {
         let mustSchedule = self.pendingStarts.withLock { pending in
-            pending.requests.append(request)
+            add(&pending.requests)
             defer { pending.drainScheduled = true }
             return !pending.drainScheduled
         }
@@ -101,7 +115,7 @@ final class HTTP2Connection: Sendable {
     func close(reason: HTTP2ConnectionCloseReason) {
         self.eventLoop.execute {
             switch self.loopState.value.phase {
-            case .connected(_, let handler):
+            case .connected(let handler):
                 handler.close(reason: reason)
             case .idle, .connecting:
                 // Acted on when the connect attempt completes.
@@ -122,22 +136,22 @@ extension HTTP2Connection {
             defer { pending.requests.removeAll(keepingCapacity: true) }
             return pending.requests
         }
-        for request in requests {
-            self.openStream(request)
-        }
+        self.openStreams(requests)
     }
 
-    private func openStream(_ request: HTTP2RequestContext) {
-        guard case .connected(let multiplexer, let handler) = self.loopState.value.phase else {
-            if request.noteUnsentBounce() {
-                self.delegate.streamFinished(on: self.id, retry: request, connectionUsable: false)
-            } else {
-                request.finish(.failure(.connectionClosed("no connection could take the request")))
-                self.delegate.streamFinished(on: self.id, retry: nil, connectionUsable: false)
+    private func openStreams(_ requests: some Collection<HTTP2RequestContext>) {
+        guard case .connected(let handler) = self.loopState.value.phase else {
+            for request in requests {
+                if request.noteUnsentBounce() {
+                    self.delegate.streamFinished(on: self.id, retry: request, connectionUsable: false)
+                } else {
+                    request.finish(.failure(.connectionClosed("no connection could take the request")))
+                    self.delegate.streamFinished(on: self.id, retry: nil, connectionUsable: false)
+                }
             }
             return
         }
-        handler.openStream(request, multiplexer: multiplexer)
+        handler.openStreams(requests)
     }
 
     private func connectOnLoop() {
@@ -172,7 +186,7 @@ extension HTTP2Connection {
                     self.loopState.value.phase = .closed
                     self.closePromise.succeed()
                 }
-                if let reason = self.loopState.value.closeRequest, case .connected(_, let handler) = self.loopState.value.phase {
+                if let reason = self.loopState.value.closeRequest, case .connected(let handler) = self.loopState.value.phase {
                     handler.close(reason: reason)
                 }
             case .failure(let error):
@@ -194,20 +208,17 @@ extension HTTP2Connection {
             readyDeadline: readyDeadline,
             logger: self.logger
         )
-        // Server push is disabled in our SETTINGS; a stream the server opens anyway is closed at once.
-        _ = try pipeline.configureAsyncHTTP2Pipeline(
+        // No stream multiplexer: a child channel per stream costs more than the request itself, so
+        // the connection handler reads and writes every stream's frames. Our SETTINGS disable push
+        // and allow the server no streams; frames of streams the handler does not know are ignored.
+        try pipeline.addHandler(NIOHTTP2Handler(
             mode: .client,
-            streamDelegate: nil,
             frameDelegate: handler,
-            configuration: self.settings.http2
-        ) { stream in
-            stream.close()
-        }
-        // The async multiplexer's `openStream` costs a promise and a suspension per request; the
-        // synchronous one lets a stream be created and written in the same event-loop tick.
-        let multiplexer = try pipeline.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
+            connectionConfiguration: self.settings.http2.connection,
+            streamConfiguration: self.settings.http2.stream
+        ))
         try pipeline.addHandler(handler)
-        self.loopState.value.phase = .connected(multiplexer: multiplexer, handler: handler)
+        self.loopState.value.phase = .connected(handler)
     }
 
     private func finishClosed(reason: HTTP2ConnectionCloseReason) {

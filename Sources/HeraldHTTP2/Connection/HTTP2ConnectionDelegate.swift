@@ -21,4 +21,8 @@ protocol HTTP2ConnectionDelegate: AnyObject, Sendable {
     ///   - retry: The request, when it must be sent again because the server did not process it.
     ///   - connectionUsable: `false` when the connection can take no more streams.
     func streamFinished(on id: HTTP2ConnectionID, retry: HTTP2RequestContext?, connectionUsable: Bool)
+
+    /// Several streams of one read ended together; the same as `count` calls of
+    /// ``streamFinished(on:retry:connectionUsable:)``, with `retries` handed back in order.
+    func streamsFinished(on id: HTTP2ConnectionID, count: Int, retries: [HTTP2RequestContext], connectionUsable: Bool)
 }

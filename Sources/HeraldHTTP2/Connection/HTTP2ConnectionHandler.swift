@@ -4,12 +4,16 @@ import NIOHTTP2
 import NIOSSL
 import NIOTLS
 
-/// Manages one HTTP/2 connection from behind `NIOHTTP2Handler`: readiness, the server's stream
-/// limit, GOAWAY, keepalive PING, stream deadlines, and reporting to the pool.
+/// Manages one HTTP/2 connection from behind `NIOHTTP2Handler`: its streams, readiness, the
+/// server's stream limit, GOAWAY, keepalive PING, stream deadlines, and reporting to the pool.
 ///
-/// It sees root-stream frames (SETTINGS, GOAWAY, PING) after nio-http2 has applied them, and it is
-/// nio-http2's frame delegate so that it notices the GOAWAY nio-http2 sends on a connection error
-/// (nio-http2 leaves the channel open then). Decisions come from ``HTTP2ConnectionStateMachine``.
+/// It sees every frame after nio-http2 has applied it. Streams are not child channels: each is an
+/// ``HTTP2StreamHandler`` found by its stream ID, written to directly, which saves a channel, a
+/// pipeline and their events per request. Writes of a burst are flushed once, and streams that end
+/// within one read are reported to the pool together when the read completes.
+///
+/// It is nio-http2's frame delegate so that it notices the GOAWAY nio-http2 sends on a connection
+/// error (nio-http2 leaves the channel open then). Decisions come from ``HTTP2ConnectionStateMachine``.
 final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -27,10 +31,27 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     private var context: ChannelHandlerContext?
     private var lastError: String?
 
-    /// Streams not yet released; each knows its index. Deadlines are checked by sweeping this list
-    /// from one timer per connection, because cancelling a NIO scheduled task costs O(n) in the
-    /// loop's pending timers, which would make a timer per stream the bottleneck.
-    private var streams: [HTTP2StreamHandler] = []
+    /// The inbound flow-control window kept open for the connection and for each stream (the
+    /// HTTP/2 default, which our SETTINGS keep): refilled once half of it is used.
+    private static let targetWindowSize = 65_535
+
+    /// Streams not yet released, by ID. Deadlines are checked by sweeping them from one timer per
+    /// connection, because cancelling a NIO scheduled task costs O(n) in the loop's pending
+    /// timers, which would make a timer per stream the bottleneck.
+    private var streams: [HTTP2StreamID: HTTP2StreamHandler] = [:]
+    /// The ID of the next stream; client streams are odd and increasing (RFC 9113 §5.1.1).
+    private var nextStreamID: Int32 = 1
+    /// Whether frames were written since the last flush.
+    private var flushPending = false
+    /// Whether a read is in progress: stream releases wait for its end, to reach the pool at once.
+    private var reading = false
+    private var releasedWhileReading = 0
+    private var retriesWhileReading: [HTTP2RequestContext] = []
+    /// The stream being written, to which a write error nio-http2 reports at once belongs.
+    private var opening: HTTP2StreamID?
+    private var openingError: (any Error)?
+    /// Whether nio-http2 sent GOAWAY for a connection error: it refuses new streams from then on.
+    private var sentGoAway = false
     private var sweep: (deadline: NIODeadline, task: Scheduled<Void>)?
     private var keepaliveTask: Scheduled<Void>?
     private var pingTimeoutTask: Scheduled<Void>?
@@ -59,18 +80,13 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
         self.machine = HTTP2ConnectionStateMachine(maxConcurrentStreamsCap: settings.maxConcurrentStreamsCap)
     }
 
-    /// The template for request headers.
-    var headerTemplate: HTTP2HeaderTemplate {
-        self.settings.headerTemplate
-    }
-
     /// How often a request the server declined may be sent again.
     var maxTransparentRetries: Int {
         self.settings.maxTransparentRetries
     }
 
     /// Why the connection is closing or draining; also set once the channel is inactive, even
-    /// before this handler hears of it (stream channels close first).
+    /// before this handler hears of it.
     var closeReason: HTTP2ConnectionCloseReason? {
         if let reason = self.machine.closeReason {
             return reason
@@ -104,7 +120,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event,
+        if let closed = event as? StreamClosedEvent {
+            self.streams[closed.streamID]?.closed(reason: closed.reason)
+        } else if let window = event as? NIOHTTP2WindowUpdatedEvent {
+            self.inboundWindowChanged(window, context: context)
+        } else if case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event,
             self.machine.tlsHandshakeCompleted(negotiatedProtocol: negotiatedProtocol)
         {
             self.logger.debug("TLS handshake selected no h2", metadata: ["h2.alpn": "\(negotiatedProtocol ?? "none")"])
@@ -115,6 +135,12 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = self.unwrapInboundIn(data)
+        self.reading = true
+        guard frame.streamID == .rootStream else {
+            // Frames of streams already released (reset at their deadline) are ignored.
+            self.streams[frame.streamID]?.received(frame.payload)
+            return
+        }
         switch frame.payload {
         case .settings(.settings(let settings)):
             self.receivedSettings(settings, context: context)
@@ -145,22 +171,43 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     func channelReadComplete(context: ChannelHandlerContext) {
         // Every read ends here, whichever stream it was for: this is the idle clock's input.
         self.machine.receivedData()
+        self.reading = false
+        self.reportReleases()
+        self.flushIfPending()
         context.fireChannelReadComplete()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Stream errors also surface here "for vestigial reasons" and must not close the connection;
-        // real connection errors show up as a GOAWAY we send (see `wroteFrame`) or as a closed channel.
+        // A write of the stream being opened was refused (after GOAWAY, or a stream error).
+        if let opening = self.opening {
+            if let streamError = error as? NIOHTTP2Errors.StreamError, streamError.streamID == opening {
+                self.openingError = self.openingError ?? streamError.baseError
+                return
+            }
+            if error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
+                self.openingError = self.openingError ?? error
+                return
+            }
+        }
+        // A stream error (nio-http2 resets the stream; its close event follows) must not close the
+        // connection; real connection errors show up as a GOAWAY we send (see `wroteFrame`) or as a
+        // closed channel.
+        if let streamError = error as? NIOHTTP2Errors.StreamError, let stream = self.streams[streamError.streamID] {
+            stream.receivedError(streamError.baseError)
+            return
+        }
         self.lastError = String(describing: error)
         self.logger.trace("HTTP/2 connection error", metadata: ["error": "\(error)"])
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         self.cancelTimers()
-        // Stream channels have already closed and released themselves; what remains never got a channel.
-        for stream in self.streams {
-            stream.connectionClosedBeforeAttach()
+        self.reading = false
+        // Streams still open end with the connection; the pool hears of them before of the connection.
+        for stream in Array(self.streams.values) {
+            stream.connectionClosed()
         }
+        self.reportReleases()
         if let closed = self.machine.channelInactive(error: self.lastError) {
             if closed.wasReady {
                 self.logger.debug("HTTP/2 connection closed", metadata: ["h2.close_reason": "\(closed.reason)"])
@@ -176,6 +223,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
 
     func wroteFrame(_ frame: HTTP2Frame) {
         guard case .goAway(_, let errorCode, _) = frame.payload, let context else { return }
+        self.sentGoAway = true
         // The pool never sends GOAWAY: nio-http2 did, for a connection error, and keeps the channel open.
         // Close on the next tick: this callback runs inside nio-http2's write path.
         // By then `errorCaught` has recorded nio-http2's error, which explains more than the code.
@@ -188,37 +236,58 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
 // MARK: - Streams
 
 extension HTTP2ConnectionHandler {
-    /// Opens a stream for `request`, or hands it straight back to the pool if this connection cannot
-    /// take it now (closing, GOAWAY, or the server lowered its limit since the pool chose it).
-    func openStream(_ request: HTTP2RequestContext, multiplexer: NIOHTTP2Handler.StreamMultiplexer) {
-        guard let context, self.machine.canOpenStreams, self.streams.count < self.machine.maxConcurrentStreams else {
+    /// Opens a stream for each request and flushes once.
+    func openStreams(_ requests: some Sequence<HTTP2RequestContext>) {
+        for request in requests {
+            self.openStream(request)
+        }
+        self.flushIfPending()
+    }
+
+    /// Opens a stream for `request` and writes it (unflushed), or hands it straight back to the pool
+    /// if this connection cannot take it now (closing, GOAWAY, or the server lowered its limit since
+    /// the pool chose it).
+    private func openStream(_ request: HTTP2RequestContext) {
+        guard let context, self.canOpenStream, self.streams.count < self.machine.maxConcurrentStreams else {
             self.handBack(request)
             return
         }
-        let handler = HTTP2StreamHandler(request: request, connection: self)
-        let boundHandler = NIOLoopBound(handler, eventLoop: context.eventLoop)
-        guard request.attach(boundHandler) else {
-            // Cancelled while being dispatched.
+        let streamID = HTTP2StreamID(self.nextStreamID)
+        self.nextStreamID += 2
+        let stream = HTTP2StreamHandler(request: request, streamID: streamID, connection: self)
+        guard request.attach(NIOLoopBound(stream, eventLoop: context.eventLoop)) else {
+            // Cancelled while being dispatched; skipping a stream ID is allowed.
             request.finish(.failure(.cancelled(mayHaveBeenProcessed: false)))
             self.delegate.streamFinished(on: self.id, retry: nil, connectionUsable: self.isUsable)
             return
         }
-        self.register(handler)
-        multiplexer.createStreamChannel(promise: nil) { channel in
-            let handler = boundHandler.value
-            // The channel is created a tick later: the connection may have stopped taking streams.
-            guard handler.isPending, handler.connectionAcceptsStreams else {
-                handler.abandon()
-                return channel.eventLoop.makeFailedFuture(ChannelError.alreadyClosed)
-            }
-            do {
-                try channel.pipeline.syncOperations.addHandler(handler)
-                return channel.eventLoop.makeSucceededVoidFuture()
-            } catch {
-                handler.abandon()
-                return channel.eventLoop.makeFailedFuture(error)
-            }
+        self.register(stream)
+        let frames = stream.requestFrames(template: self.settings.headerTemplate)
+        // nio-http2 reports a refused write through `errorCaught` before `write` returns.
+        self.opening = streamID
+        context.write(self.wrapOutboundOut(frames.headers), promise: nil)
+        if let data = frames.data, self.openingError == nil {
+            context.write(self.wrapOutboundOut(data), promise: nil)
         }
+        self.opening = nil
+        self.flushPending = true
+        if let error = self.openingError {
+            self.openingError = nil
+            self.logger.trace("HTTP/2 stream could not be opened", metadata: ["error": "\(error)"])
+            // Should the HEADERS have gone out, the reset ends the stream for the server; else
+            // nio-http2 drops it as a reset of an idle stream.
+            context.write(self.wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+            stream.abandon()
+        }
+    }
+
+    /// Resets a stream whose request was given up (deadline, cancellation, invalid response);
+    /// nio-http2 then closes it, which releases it.
+    func reset(_ stream: HTTP2StreamHandler) {
+        guard let context, !stream.released else { return }
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: stream.streamID, payload: .rstStream(.cancel))), promise: nil)
+        self.flushPending = true
+        self.flushIfPending()
     }
 
     /// Returns a request the connection could not open a stream for to the pool, unsent.
@@ -233,32 +302,59 @@ extension HTTP2ConnectionHandler {
 
     /// Whether the connection can still take streams.
     var isUsable: Bool {
-        self.machine.canOpenStreams && (self.context?.channel.isActive ?? false)
+        self.canOpenStream && (self.context?.channel.isActive ?? false)
     }
 
-    /// A stream is done with this connection; tell the pool (with the request, if it must be retried).
+    /// Whether a new stream may be opened: ready, no GOAWAY either way, stream IDs left.
+    private var canOpenStream: Bool {
+        // The last client stream ID is 2^31 − 1; a connection that used them all is drained.
+        self.machine.canOpenStreams && !self.sentGoAway && self.nextStreamID < Int32.max - 1
+    }
+
+    /// A stream is done with this connection; tell the pool (with the request, if it must be
+    /// retried) now, or at the end of the current read together with the others.
     func streamReleased(_ stream: HTTP2StreamHandler, retry: HTTP2RequestContext?) {
-        self.unregister(stream)
-        self.delegate.streamFinished(on: self.id, retry: retry, connectionUsable: self.isUsable)
+        self.streams.removeValue(forKey: stream.streamID)
+        if self.reading {
+            self.releasedWhileReading += 1
+            if let retry { self.retriesWhileReading.append(retry) }
+        } else {
+            self.delegate.streamFinished(on: self.id, retry: retry, connectionUsable: self.isUsable)
+        }
+    }
+
+    private func reportReleases() {
+        guard self.releasedWhileReading > 0 else { return }
+        let count = self.releasedWhileReading
+        let retries = self.retriesWhileReading
+        self.releasedWhileReading = 0
+        self.retriesWhileReading = []
+        self.delegate.streamsFinished(on: self.id, count: count, retries: retries, connectionUsable: self.isUsable)
+    }
+
+    private func flushIfPending() {
+        guard self.flushPending, !self.reading, let context else { return }
+        self.flushPending = false
+        context.flush()
+    }
+
+    /// Keeps the inbound windows open: nio-http2 leaves WINDOW_UPDATE to the layer above it.
+    private func inboundWindowChanged(_ event: NIOHTTP2WindowUpdatedEvent, context: ChannelHandlerContext) {
+        guard let size = event.inboundWindowSize, size <= Self.targetWindowSize / 2 else { return }
+        if event.streamID != .rootStream {
+            guard let stream = self.streams[event.streamID], stream.isPending else { return }
+        }
+        let increment = Self.targetWindowSize - size
+        context.write(self.wrapOutboundOut(HTTP2Frame(streamID: event.streamID, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+        self.flushPending = true
+        self.flushIfPending()
     }
 
     private func register(_ stream: HTTP2StreamHandler) {
-        stream.registryIndex = self.streams.count
-        self.streams.append(stream)
+        self.streams[stream.streamID] = stream
         if self.sweep.map({ stream.deadline < $0.deadline }) ?? true {
             self.armSweep(at: stream.deadline)
         }
-    }
-
-    private func unregister(_ stream: HTTP2StreamHandler) {
-        let index = stream.registryIndex
-        guard index >= 0, index < self.streams.count, self.streams[index] === stream else { return }
-        let last = self.streams.removeLast()
-        if index < self.streams.count {
-            self.streams[index] = last
-            last.registryIndex = index
-        }
-        stream.registryIndex = -1
     }
 
     private func armSweep(at deadline: NIODeadline) {
@@ -275,7 +371,7 @@ extension HTTP2ConnectionHandler {
         let now = NIODeadline.now()
         var expired: [HTTP2StreamHandler] = []
         var earliest: NIODeadline?
-        for stream in self.streams where stream.isPending {
+        for stream in self.streams.values where stream.isPending {
             if stream.deadline <= now {
                 expired.append(stream)
             } else {

@@ -68,6 +68,11 @@ struct HTTP2ConnectionSettings: Sendable {
         // that legitimately refuses many streams when it lowers its limit (providers.md §1.7).
         http2.stream.streamResetFrameRateLimit.maximumCount = 1_000_000
         http2.stream.streamErrorRateLimit.maximumCount = 1_000_000
+        // Header validation scans every name and value of every request and response byte by byte
+        // (a few per cent of the pool's time). The pool builds request fields from checked parts
+        // (HTTPTypes field names and values, tokens validated at registration), and of a response it
+        // reads only `:status`, parsed as a number, and fields through HTTPTypes, which checks them.
+        http2.connection.headerBlockValidation = .disabled
         self.http2 = http2
     }
 }

@@ -23,12 +23,17 @@ struct HTTP2HeaderTemplate: Sendable {
         var headers = request.method == .post
             ? self.post
             : Self.pseudoHeaders(method: request.method.rawValue, scheme: self.scheme, authority: self.authority)
-        headers.reserveCapacity(4 + request.headers.count)
+        headers.reserveCapacity(4 + (request.preparedHeaders?.count ?? 0) + request.headers.count)
         // Paths hold device tokens: indexing them would only evict useful entries (APNs asks for
         // literals without indexing).
         headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
+        if let prepared = request.preparedHeaders {
+            headers.add(contentsOf: prepared.hpack)
+        }
         for field in request.headers {
-            headers.add(name: field.name.canonicalName, value: field.value, indexing: Self.indexing(for: field.indexingStrategy))
+            headers.add(
+                name: field.name.canonicalName, value: field.value,
+                indexing: HTTP2PreparedHeaders.indexing(for: field.indexingStrategy))
         }
         return headers
     }
@@ -40,13 +45,5 @@ struct HTTP2HeaderTemplate: Sendable {
         headers.add(name: ":scheme", value: scheme)
         headers.add(name: ":authority", value: authority)
         return headers
-    }
-
-    private static func indexing(for strategy: HTTPField.DynamicTableIndexingStrategy) -> HPACKIndexing {
-        switch strategy {
-        case .avoid: .nonIndexable
-        case .disallow: .neverIndexed
-        default: .indexable
-        }
     }
 }

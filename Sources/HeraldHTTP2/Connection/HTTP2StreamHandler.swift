@@ -1,44 +1,41 @@
-import HTTPTypes
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
 
-/// Sends one request on its own HTTP/2 stream and collects the response: HEADERS, then DATA
-/// until END_STREAM.
+/// One request on one HTTP/2 stream: sends HEADERS (and DATA), then collects the response until
+/// END_STREAM.
 ///
+/// Not a channel handler: the connection handler routes the stream's frames and events to it by
+/// stream ID, so a stream costs one object instead of a child channel with its own pipeline.
 /// Lives on the connection's event loop. Every stream ends in exactly one of: the response, a
 /// failure, or a hand-back to the pool for a transparent retry; and reports its release to the
-/// connection exactly once, when its channel closes (or when it never got one).
-final class HTTP2StreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias OutboundOut = HTTP2Frame.FramePayload
-
+/// connection exactly once, when nio-http2 closes the stream (or the connection goes away).
+final class HTTP2StreamHandler {
     /// Shared by all body-less responses (APNs success has none), saving an allocation each.
     private static let emptyBody = ByteBuffer()
 
     /// The request this stream carries.
     let request: HTTP2RequestContext
 
-    /// The handler's slot in the connection's stream list, for O(1) removal.
-    var registryIndex = -1
+    /// The stream's ID, chosen by the connection when the stream opens.
+    let streamID: HTTP2StreamID
 
     private let connection: HTTP2ConnectionHandler
-    private var context: ChannelHandlerContext?
     /// `false` once the request is answered, failed or handed back for a retry.
     private(set) var isPending = true
     private var handedBack = false
-    private var released = false
+    private(set) var released = false
     private var sent = false
-    private var streamID: HTTP2StreamID?
     private var status: Int?
     private var responseHeaders: HPACKHeaders?
     private var body: ByteBuffer?
     private var resetCode: NIOHTTP2.HTTP2ErrorCode?
     private var streamError: (any Error)?
 
-    /// Creates the handler of one request on `connection`.
-    init(request: HTTP2RequestContext, connection: HTTP2ConnectionHandler) {
+    /// Creates the stream of one request on `connection`.
+    init(request: HTTP2RequestContext, streamID: HTTP2StreamID, connection: HTTP2ConnectionHandler) {
         self.request = request
+        self.streamID = streamID
         self.connection = connection
     }
 
@@ -47,40 +44,28 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         self.request.deadline
     }
 
-    /// Whether the connection still takes new streams.
-    var connectionAcceptsStreams: Bool {
-        self.connection.isUsable
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        self.context = nil
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        guard self.isPending else {
-            // Expired or cancelled before the stream opened: close it without sending anything.
-            context.close(promise: nil)
-            return
-        }
-        let body = self.request.request.body
-        let headers = self.connection.headerTemplate.headers(for: self.request.request)
-        context.write(self.wrapOutboundOut(.headers(.init(headers: headers, endStream: body.readableBytes == 0))), promise: nil)
-        if body.readableBytes > 0 {
-            context.write(self.wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
-        }
-        context.flush()
+    /// The request's frames, to be written by the connection; marks the request as sent.
+    func requestFrames(template: HTTP2HeaderTemplate) -> (headers: HTTP2Frame, data: HTTP2Frame?) {
+        let request = self.request.request
+        let hasBody = request.body.readableBytes > 0
+        let headers = HTTP2Frame(
+            streamID: self.streamID,
+            payload: .headers(.init(headers: template.headers(for: request), endStream: !hasBody))
+        )
+        let data = hasBody
+            ? HTTP2Frame(streamID: self.streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))
+            : nil
         self.sent = true
-        // The stream ID is assigned on the first flush; needed to compare with a GOAWAY's last stream ID.
-        self.streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
-        context.fireChannelActive()
+        return (headers, data)
     }
+}
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch self.unwrapInboundIn(data) {
+// MARK: - Frames and events from the connection
+
+extension HTTP2StreamHandler {
+    /// A frame of this stream arrived.
+    func received(_ payload: HTTP2Frame.FramePayload) {
+        switch payload {
         case .headers(let headers):
             self.receivedHeaders(headers.headers, endStream: headers.endStream)
         case .data(let data):
@@ -101,22 +86,37 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let closed = error as? NIOHTTP2Errors.StreamClosed {
-            self.resetCode = self.resetCode ?? closed.errorCode
-        } else {
-            // Invalid headers, content-length mismatch, a write refused after GOAWAY…: the stream is unusable.
-            self.streamError = self.streamError ?? error
-            context.close(promise: nil)
-        }
+    /// nio-http2 reported a stream error for this stream (invalid headers, a write refused…).
+    func receivedError(_ error: any Error) {
+        self.streamError = self.streamError ?? error
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    /// nio-http2 closed the stream; `reason` is the reset code, `nil` for a clean close.
+    func closed(reason: NIOHTTP2.HTTP2ErrorCode?) {
+        if let reason, self.resetCode == nil {
+            self.resetCode = reason
+        }
         if self.isPending {
             self.resolveUnfinished()
         }
         self.release()
-        context.fireChannelInactive()
+    }
+
+    /// The connection's channel went away with the stream still open.
+    func connectionClosed() {
+        if self.isPending {
+            self.resolveUnfinished()
+        }
+        self.release()
+    }
+
+    /// The connection could not open the stream: the request was never sent.
+    func abandon() {
+        self.sent = false
+        if self.isPending {
+            self.handBackOrFail(wasSent: false, otherwise: .connectionClosed("the stream could not be opened"))
+        }
+        self.release()
     }
 }
 
@@ -127,28 +127,14 @@ extension HTTP2StreamHandler {
     func deadlineExceeded() {
         guard self.isPending else { return }
         self.finish(.failure(.deadlineExceeded(mayHaveBeenProcessed: self.sent)))
-        self.context?.close(promise: nil)
+        self.connection.reset(self)
     }
 
     /// The calling task was cancelled: fail the request and reset the stream.
     func cancel() {
         guard self.isPending else { return }
         self.finish(.failure(.cancelled(mayHaveBeenProcessed: self.sent)))
-        self.context?.close(promise: nil)
-    }
-
-    /// The stream channel could not be created or initialised; the request was never sent.
-    func abandon() {
-        if self.isPending {
-            self.handBackOrFail(wasSent: false, otherwise: .connectionClosed("the stream could not be opened"))
-        }
-        self.release()
-    }
-
-    /// The connection closed before this handler got a stream channel.
-    func connectionClosedBeforeAttach() {
-        guard self.context == nil else { return }
-        self.abandon()
+        self.connection.reset(self)
     }
 }
 
@@ -159,7 +145,7 @@ extension HTTP2StreamHandler {
         if self.status == nil {
             guard let value = headers.first(name: ":status"), let status = Int(value) else {
                 self.fail(.protocolError("response without a valid :status"))
-                self.context?.close(promise: nil)
+                self.connection.reset(self)
                 return
             }
             if (100..<200).contains(status), !endStream {
@@ -181,9 +167,10 @@ extension HTTP2StreamHandler {
             self.fail(.protocolError("response ended without HEADERS"))
             return
         }
+        // Header fields are converted only if the caller reads them (APNs reads them on errors only).
         let response = HTTP2Response(
             status: status,
-            headers: Self.fields(from: self.responseHeaders),
+            hpackHeaders: self.responseHeaders ?? HPACKHeaders(),
             body: self.body ?? Self.emptyBody
         )
         self.finish(.success(response))
@@ -202,7 +189,7 @@ extension HTTP2StreamHandler {
             self.handBackOrFail(wasSent: true, otherwise: .streamReset(.refusedStream))
             return
         }
-        if let streamID = self.streamID, self.connection.wasNotProcessed(streamID) {
+        if self.connection.wasNotProcessed(self.streamID) {
             let reason = self.connection.closeReason.flatMap { reason -> String? in
                 if case .goAway(let text) = reason { return text }
                 return nil
@@ -254,17 +241,5 @@ extension HTTP2StreamHandler {
         guard !self.released else { return }
         self.released = true
         self.connection.streamReleased(self, retry: self.handedBack ? self.request : nil)
-    }
-
-    private static func fields(from headers: HPACKHeaders?) -> HTTPFields {
-        guard let headers else { return HTTPFields() }
-        var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
-        for (name, value, _) in headers where !name.hasPrefix(":") {
-            if let fieldName = HTTPField.Name(name) {
-                fields.append(HTTPField(name: fieldName, value: value))
-            }
-        }
-        return fields
     }
 }

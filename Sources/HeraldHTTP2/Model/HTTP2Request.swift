@@ -17,6 +17,9 @@ public struct HTTP2Request: Sendable {
     /// The regular header fields; pseudo-header fields are added by the pool.
     public var headers: HTTPFields
 
+    /// Fields shared by many requests, prepared once; sent before ``headers``.
+    public var preparedHeaders: HTTP2PreparedHeaders?
+
     /// The request body; an empty body ends the stream with the HEADERS frame.
     public var body: ByteBuffer
 
@@ -26,11 +29,19 @@ public struct HTTP2Request: Sendable {
     ///   - method: The request method, `POST` by default.
     ///   - path: The request target.
     ///   - headers: Regular header fields.
+    ///   - preparedHeaders: Regular header fields shared with other requests, sent before `headers`.
     ///   - body: The request body.
-    public init(method: HTTPRequest.Method = .post, path: String, headers: HTTPFields = [:], body: ByteBuffer = ByteBuffer()) {
+    public init(
+        method: HTTPRequest.Method = .post,
+        path: String,
+        headers: HTTPFields = [:],
+        preparedHeaders: HTTP2PreparedHeaders? = nil,
+        body: ByteBuffer = ByteBuffer()
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.preparedHeaders = preparedHeaders
         self.body = body
     }
 }

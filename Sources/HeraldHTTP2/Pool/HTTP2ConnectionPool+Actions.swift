@@ -4,7 +4,8 @@ extension HTTP2ConnectionPool {
     /// The state machine's actions with connection IDs turned into objects, so that they can be
     /// performed outside the lock.
     struct ResolvedActions {
-        var dispatch: [(request: HTTP2RequestContext, connection: HTTP2Connection)] = []
+        /// Requests to start, grouped by connection so that each connection takes its share in one batch.
+        var dispatch: [(connection: HTTP2Connection, requests: [HTTP2RequestContext])] = []
         var fail: [(request: HTTP2RequestContext, error: HTTP2ClientError)] = []
         var connect: HTTP2Connection?
         var close: [HTTP2Connection] = []
@@ -85,12 +86,16 @@ extension HTTP2ConnectionPool {
     /// Turns connection IDs into objects; must run inside the lock.
     func resolve(_ actions: HTTP2PoolStateMachine<HTTP2RequestContext>.Actions, in state: inout State) -> ResolvedActions {
         var resolved = ResolvedActions()
-        resolved.dispatch.reserveCapacity(actions.dispatch.count)
         for (request, id) in actions.dispatch {
+            // A pool has a handful of connections: a linear search beats hashing.
+            if let index = resolved.dispatch.firstIndex(where: { $0.connection.id == id }) {
+                resolved.dispatch[index].requests.append(request)
+                continue
+            }
             guard let connection = state.connections[id] else {
                 preconditionFailure("the state machine dispatched to unknown connection \(id)")
             }
-            resolved.dispatch.append((request, connection))
+            resolved.dispatch.append((connection, [request]))
         }
         resolved.fail = actions.fail.map { ($0.waiter, $0.error) }
         resolved.connect = actions.connect.map { self.makeConnection($0, in: &state) }
@@ -102,8 +107,8 @@ extension HTTP2ConnectionPool {
 
     /// Performs resolved actions; never call with the lock held.
     func perform(_ actions: ResolvedActions, closeReason: HTTP2ConnectionCloseReason) {
-        for (request, connection) in actions.dispatch {
-            connection.startStream(request)
+        for (connection, requests) in actions.dispatch {
+            connection.startStreams(requests)
         }
         for (request, error) in actions.fail {
             request.finish(.failure(error))

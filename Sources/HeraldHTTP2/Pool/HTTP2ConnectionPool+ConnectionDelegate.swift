@@ -46,4 +46,21 @@ extension HTTP2ConnectionPool: HTTP2ConnectionDelegate {
             self.removeCancelled(retry)
         }
     }
+
+    func streamsFinished(on id: HTTP2ConnectionID, count: Int, retries: [HTTP2RequestContext], connectionUsable: Bool) {
+        let actions = self.state.withLockedValue { state in
+            let actions = state.machine.streamsFinished(
+                on: id,
+                count: count,
+                retries: retries.map { ($0, $0.deadline) },
+                connectionUsable: connectionUsable
+            )
+            return self.resolve(actions, in: &state)
+        }
+        self.perform(actions, closeReason: .drained)
+        // Cancellation may have come while the requests were on their way back into the queue.
+        for retry in retries where retry.isCancelRequested {
+            self.removeCancelled(retry)
+        }
+    }
 }

@@ -75,7 +75,7 @@ public final class HTTP2ConnectionPool: Sendable {
             deadline: .now() + TimeAmount(deadline ?? self.configuration.streamDeadline)
         )
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: HTTP2RequestContext.Continuation) in
+            await withUnsafeContinuation { (continuation: HTTP2RequestContext.Continuation) in
                 if context.start(continuation) {
                     self.submit(context)
                 }

@@ -7,7 +7,10 @@ import Synchronization
 /// Shared by the calling task (cancellation), the pool (queue) and a stream handler (event loop),
 /// so its mutable state sits in a `Mutex`; resuming the continuation happens outside the lock.
 final class HTTP2RequestContext: Sendable, Identifiable {
-    typealias Continuation = CheckedContinuation<Result<HTTP2Response, HTTP2ClientError>, Never>
+    /// Unchecked: the continuation is resumed exactly once, by `start` (already cancelled) or by
+    /// the `finish` call that moves the phase to `.finished`, both under the lock; a checked one
+    /// would cost an allocation per request to verify that.
+    typealias Continuation = UnsafeContinuation<Result<HTTP2Response, HTTP2ClientError>, Never>
 
     /// Where the request is, as far as cancellation is concerned.
     enum Phase: Sendable {

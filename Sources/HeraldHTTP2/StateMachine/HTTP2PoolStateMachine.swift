@@ -127,20 +127,40 @@ extension HTTP2PoolStateMachine {
         retry: (waiter: Waiter, deadline: NIODeadline)?,
         connectionUsable: Bool
     ) -> Actions {
+        self.streamsFinished(on: connectionID, count: 1, retries: retry.map { [$0] } ?? [], connectionUsable: connectionUsable)
+    }
+
+    /// Several streams of one connection ended together (one read's worth); cheaper than one
+    /// ``streamFinished(on:retry:connectionUsable:)`` each, with the same outcome.
+    ///
+    /// - Parameters:
+    ///   - connectionID: The connection the requests were dispatched to.
+    ///   - count: How many streams ended.
+    ///   - retries: The requests to send again, in order; they go to the front of the queue.
+    ///   - connectionUsable: `false` when the streams ended because their connection is going away.
+    mutating func streamsFinished(
+        on connectionID: HTTP2ConnectionID,
+        count: Int,
+        retries: [(waiter: Waiter, deadline: NIODeadline)],
+        connectionUsable: Bool
+    ) -> Actions {
         var actions = Actions()
         if let index = self.index(of: connectionID) {
-            self.connections[index].inFlight = max(0, self.connections[index].inFlight - 1)
+            self.connections[index].inFlight = max(0, self.connections[index].inFlight - count)
             if !connectionUsable, self.connections[index].state == .ready {
                 self.connections[index].state = .draining
             }
             self.closeIfDrained(at: index, into: &actions)
         }
-        if let retry {
+        // Prepended last first, so that the retries keep their order at the front of the queue.
+        for retry in retries.reversed() {
             if self.isShutdown {
                 actions.fail.append((retry.waiter, .shutdown(mayHaveBeenProcessed: false)))
             } else {
                 self.queue.prepend(QueueEntry(waiter: retry.waiter, deadline: retry.deadline))
-                actions.armQueueTimer = self.armQueueTimer(for: retry.deadline)
+                if let armed = self.armQueueTimer(for: retry.deadline) {
+                    actions.armQueueTimer = min(actions.armQueueTimer ?? armed, armed)
+                }
             }
         }
         self.dispatchQueued(into: &actions)

@@ -193,7 +193,21 @@ extension SQLiteStore {
             }
         }
         guard !order.isEmpty else { return [:] }
-        let rows = try order.map { id -> [SQLiteCodec.JSONScalar] in
+        // Resets alone (the common case: a page of successes) only matter for counters that are
+        // not 0, which the partial index lists; with none, nothing is read at all.
+        let resetsOnly = order.filter { changes[$0].map { $0.reset && $0.added == 0 } ?? false }
+        if !resetsOnly.isEmpty,
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscribers INDEXED BY subscribers_failing WHERE failures <> 0)")) == true
+        {
+            try db.cachedStatement(sql: """
+                UPDATE subscribers INDEXED BY subscribers_failing SET failures = 0
+                WHERE failures <> 0 AND id IN (SELECT value FROM json_each(?))
+                """)
+                .execute(arguments: [SQLiteCodec.jsonArray(resetsOnly)])
+        }
+        let withFailures = resetsOnly.isEmpty ? order : order.filter { changes[$0].map { $0.added > 0 } ?? false }
+        guard !withFailures.isEmpty else { return [:] }
+        let rows = try withFailures.map { id -> [SQLiteCodec.JSONScalar] in
             guard let change = changes[id] else { throw StoreError.corruptRow("lost counter change") }
             return [.text(id), .integer(change.reset ? 1 : 0), .integer(Int64(change.added))]
         }

@@ -86,21 +86,30 @@ extension SQLiteStore {
                     WHERE sub.event = ?\(cursor == nil ? "" : " AND sub.subscriber_id > ?")
                     ORDER BY sub.subscriber_id LIMIT ?
                     """
-                let rows = try Row.fetchAll(
+                // A cursor decodes each row in place instead of copying the page's rows first.
+                let rows = try Row.fetchCursor(
                     db.cachedStatement(sql: sql),
                     arguments: [event.rawValue] + after + [limit]
                 )
-                return rows.map { row in
-                    AudienceMember(subscriber: SQLiteCodec.subscriber(row), silent: row[SQLiteCodec.subscriberColumnCount])
+                var members: [AudienceMember] = []
+                members.reserveCapacity(min(limit, 10_000))
+                while let row = try rows.next() {
+                    members.append(AudienceMember(subscriber: SQLiteCodec.subscriber(row), silent: row[SQLiteCodec.subscriberColumnCount]))
                 }
+                return members
             case .broadcast:
                 let sql = """
                     SELECT \(columns) FROM subscribers AS s
                     \(cursor == nil ? "" : "WHERE s.id > ?")
                     ORDER BY s.id LIMIT ?
                     """
-                let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: after + [limit])
-                return rows.map { AudienceMember(subscriber: SQLiteCodec.subscriber($0), silent: false) }
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: after + [limit])
+                var members: [AudienceMember] = []
+                members.reserveCapacity(min(limit, 10_000))
+                while let row = try rows.next() {
+                    members.append(AudienceMember(subscriber: SQLiteCodec.subscriber(row), silent: false))
+                }
+                return members
             case .unicast(let id), .test(let id):
                 if let cursor, !(cursor < id) { return [] }
                 let row = try Row.fetchOne(

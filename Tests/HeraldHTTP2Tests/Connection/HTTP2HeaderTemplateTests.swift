@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOCore
 import NIOHPACK
 import Testing
 
@@ -38,5 +39,41 @@ struct HTTP2HeaderTemplateTests {
         #expect(headers.first(name: ":scheme") == "https")
         #expect(settings.sniHostname == "api.push.apple.com")
         #expect(HTTP2ConnectionSettings(configuration: HTTP2ClientConfiguration(host: "10.0.0.1", port: 443, tls: .makeClientConfiguration())).sniHostname == nil)
+    }
+
+    @Test("prepared fields follow the path, keep their indexing, and precede the request's own fields")
+    func preparedHeaders() {
+        let settings = HTTP2ConnectionSettings(configuration: HTTP2ClientConfiguration(host: "127.0.0.1", port: 8443, tls: nil))
+        var shared = HTTPFields()
+        shared[.init("apns-push-type")!] = "alert"
+        var secret = HTTPField(name: .authorization, value: "bearer abc")
+        secret.indexingStrategy = .disallow
+        shared.append(secret)
+        let prepared = HTTP2PreparedHeaders(shared)
+        #expect(prepared.count == 2)
+        let request = HTTP2Request(path: "/3/device/abcd", headers: [.init("apns-id")!: "id-1"], preparedHeaders: prepared)
+        let headers = settings.headerTemplate.headers(for: request)
+        #expect(headers.map(\.name) == [":method", ":scheme", ":authority", ":path", "apns-push-type", "authorization", "apns-id"])
+        #expect(headers.first(name: "apns-id") == "id-1")
+        let indexing = Dictionary(headers.map { ($0.name, $0.indexable) }, uniquingKeysWith: { first, _ in first })
+        #expect(indexing["authorization"] == .neverIndexed)
+        #expect(indexing["apns-push-type"] == .indexable)
+    }
+}
+
+@Suite("HTTP2Response")
+struct HTTP2ResponseTests {
+    @Test("received fields are converted when read, without pseudo-header fields")
+    func lazyHeaders() {
+        var hpack = HPACKHeaders()
+        hpack.add(name: ":status", value: "429")
+        hpack.add(name: "retry-after", value: "7")
+        hpack.add(name: "apns-id", value: "x")
+        var response = HTTP2Response(status: 429, hpackHeaders: hpack, body: ByteBuffer())
+        #expect(response.headers[.retryAfter] == "7")
+        #expect(response.headers.count == 2)
+        response.headers = [.retryAfter: "9"]
+        #expect(response.headers[.retryAfter] == "9")
+        #expect(HTTP2Response(status: 200).headers.isEmpty)
     }
 }

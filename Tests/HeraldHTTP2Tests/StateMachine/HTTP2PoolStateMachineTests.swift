@@ -256,6 +256,29 @@ struct HTTP2PoolStateMachineTests {
         #expect(machine.statistics.queuedRequests == 2)
     }
 
+    @Test("streams ending together free their slots at once; their retries keep their order at the front")
+    func batchedStreamEnds() throws {
+        var machine = makeMachine(maxConnections: 1)
+        // The connection's first stream carries readyConnection's waiter.
+        let id = try readyConnection(&machine, maxStreams: 4)
+        for waiter in 0..<3 {
+            #expect(machine.execute(Waiter(id: waiter), deadline: later).dispatchedTo == id)
+        }
+        for waiter in 3..<6 {
+            #expect(machine.execute(Waiter(id: waiter), deadline: later).isEnqueued)
+        }
+        let actions = machine.streamsFinished(
+            on: id, count: 3, retries: [(Waiter(id: 1), later), (Waiter(id: 2), later)], connectionUsable: true)
+        // Three free slots: the two retries first, in order, then the oldest waiter.
+        #expect(actions.dispatch.map(\.waiter.id) == [1, 2, 3])
+        #expect(machine.statistics.streamsInFlight == 4)
+        #expect(machine.statistics.queuedRequests == 2)
+
+        let draining = machine.streamsFinished(on: id, count: 4, retries: [], connectionUsable: false)
+        #expect(draining.dispatch.isEmpty)
+        #expect(draining.close == [id])
+    }
+
     @Test("the queue limit rejects with tooManyQueued, which is retryable and unprocessed")
     func queueLimit() throws {
         var machine = makeMachine(maxQueued: 3)
