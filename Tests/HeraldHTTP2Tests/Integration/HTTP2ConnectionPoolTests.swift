@@ -83,9 +83,14 @@ struct HTTP2ConnectionPoolTests {
         options.initialMaxConcurrentStreams = 50
         options.lowerMaxConcurrentStreams = (to: 2, afterRequests: 100)
         options.responseDelay = .milliseconds(1)
-        try await withServerAndPool(server: options) { $0.maxConnections = 1 } _: { server, pool in
+        // After the lowering the requests go two at a time, each a round trip: on a machine loaded
+        // by the whole test run that can take seconds, so the deadline only guards against hangs.
+        try await withServerAndPool(server: options) {
+            $0.maxConnections = 1
+            $0.streamDeadline = .seconds(50)
+        } _: { server, pool in
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<400 {
+                for index in 0..<200 {
                     group.addTask {
                         let response = try await pool.execute(testRequest(id: "r\(index)"))
                         #expect(response.status == 200)
@@ -94,7 +99,7 @@ struct HTTP2ConnectionPoolTests {
                 try await group.waitForAll()
             }
             let stats = server.statistics
-            #expect(stats.processed.count == 400)
+            #expect(stats.processed.count == 200)
             #expect(stats.streamLimitViolations == 0)
             #expect(stats.connectionsAccepted == 1)
             #expect(pool.statistics.streamCapacity == 2)
