@@ -93,30 +93,61 @@ public struct APNsProvider: PushProvider {
         return HTTP2PreparedHeaders(headers)
     }
 
-    public func send(_ message: APNsMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
-        var outcome = await attempt(message, to: target)
-        if outcome.reason == APNsResponseTable.expiredProviderToken, let token {
-            // An expired token leaves the connection unusable: new token, new connections, one retry.
-            do {
-                try await token.refreshAfterRejection()
-            } catch {
-                return DeliveryOutcome(.configurationFailure, reason: "cannot sign provider token: \(error)")
+    /// Sends a page of deliveries as one batch through the pool; answers `ExpiredProviderToken`
+    /// are sent once more, together, with a new token on new connections.
+    public func send(
+        _ deliveries: [(message: APNsMessage, target: DeliveryTarget)], report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
+    ) async {
+        guard !deliveries.isEmpty else { return }
+        let expired = DeliveryIndexList()
+        let tokenAuthenticated = token != nil
+        await sendBatch(deliveries, indices: Array(deliveries.indices)) { index, outcome in
+            if tokenAuthenticated, outcome.reason == APNsResponseTable.expiredProviderToken {
+                expired.append(index)
+            } else {
+                report(index, outcome)
             }
-            pool.resetConnections()
-            outcome = await attempt(message, to: target)
         }
-        return outcome
+        let retry = expired.indices
+        guard !retry.isEmpty, let token else { return }
+        // An expired token leaves the connection unusable: new token, new connections, one retry.
+        do {
+            try await token.refreshAfterRejection()
+        } catch {
+            let outcome = DeliveryOutcome(.configurationFailure, reason: "cannot sign provider token: \(error)")
+            for index in retry { report(index, outcome) }
+            return
+        }
+        pool.resetConnections()
+        await sendBatch(deliveries, indices: retry, report: report)
     }
 
-    private func attempt(_ message: APNsMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
+    public func send(_ message: APNsMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
+        await sendAsBatch(message, to: target)
+    }
+
+    /// Sends `deliveries[indices]` through the pool, reporting outcomes by index in `deliveries`.
+    private func sendBatch(
+        _ deliveries: [(message: APNsMessage, target: DeliveryTarget)], indices: [Int],
+        report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
+    ) async {
         var authorization: String?
         if let token {
             do {
                 authorization = try await token.authorization()
             } catch {
-                return DeliveryOutcome(.configurationFailure, reason: "cannot sign provider token: \(error)")
+                let outcome = DeliveryOutcome(.configurationFailure, reason: "cannot sign provider token: \(error)")
+                for index in indices { report(index, outcome) }
+                return
             }
         }
+        let requests = indices.map { request(for: deliveries[$0].message, to: deliveries[$0].target, authorization: authorization) }
+        await pool.execute(requests, maxConcurrent: maxConcurrentDeliveries, deadline: settings.requestTimeout) { slot, result in
+            report(indices[slot], Self.outcome(of: result))
+        }
+    }
+
+    private func request(for message: APNsMessage, to target: DeliveryTarget, authorization: String?) -> HTTP2Request {
         var headers = HTTPFields()
         headers.reserveCapacity(2)
         var prepared = message.preparedHeaders
@@ -129,16 +160,19 @@ public struct APNsProvider: PushProvider {
         var requestID = HTTPField(name: .apnsID, value: requestIDs.next())
         requestID.indexingStrategy = .avoid
         headers.append(requestID)
-        let request = HTTP2Request(
+        return HTTP2Request(
             method: .post, path: "/3/device/" + target.token, headers: headers,
             preparedHeaders: prepared ?? preparedHeaders(for: message, authorization: nil), body: message.body)
-        do {
-            let response = try await pool.execute(request, deadline: settings.requestTimeout)
+    }
+
+    private static func outcome(of result: Result<HTTP2Response, HTTP2ClientError>) -> DeliveryOutcome {
+        switch result {
+        case .success(let response):
             // Success has no body and no header of interest: skip reading them.
             if response.status == 200 { return .delivered }
             return APNsResponseTable.outcome(
                 status: response.status, body: Array(response.body.readableBytesView), retryAfter: response.headers[.retryAfter])
-        } catch {
+        case .failure(let error):
             return DeliveryOutcome(.transient, reason: error.reason)
         }
     }
@@ -162,3 +196,4 @@ extension HTTPField.Name {
     static let apnsExpiration = HTTPField.Name("apns-expiration")!
     static let apnsCollapseID = HTTPField.Name("apns-collapse-id")!
 }
+

@@ -80,51 +80,83 @@ public struct FCMProvider: PushProvider {
         renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
     }
 
-    public func send(_ message: FCMMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
-        let body = message.body(token: target.token)
-        var accessToken: String
-        do {
-            accessToken = try await tokens.current()
-        } catch {
-            return FCMResponseTable.outcome(for: error)
-        }
-        var outcome = await attempt(body, accessToken: accessToken)
-        if outcome.status == 401, outcome.reason == FCMResponseTable.accessTokenRejected {
-            // Revoked or expired early: one new token, one retry; a second 401 is Herald's configuration.
-            tokens.invalidate(accessToken)
-            do {
-                accessToken = try await tokens.current()
-            } catch {
-                return FCMResponseTable.outcome(for: error)
+    /// Sends a page of deliveries as one batch through the pool with one access token; sends
+    /// answered 401 are sent once more, together, with a new token.
+    public func send(
+        _ deliveries: [(message: FCMMessage, target: DeliveryTarget)], report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
+    ) async {
+        guard !deliveries.isEmpty else { return }
+        let logger = self.logger
+        let reportLogged: @Sendable (Int, DeliveryOutcome) -> Void = { index, outcome in
+            if outcome.outcome != .delivered {
+                let target = deliveries[index].target
+                logger.debug("FCM send not delivered", metadata: [
+                    "subscriber": "\(target.subscriberID)", "token": "\(target.token.prefix(8))…",
+                    "outcome": "\(outcome.outcome)", "reason": "\(outcome.reason ?? "-")",
+                ])
             }
-            outcome = await attempt(body, accessToken: accessToken)
+            report(index, outcome)
         }
-        if outcome.outcome != .delivered {
-            logger.debug("FCM send not delivered", metadata: [
-                "subscriber": "\(target.subscriberID)", "token": "\(target.token.prefix(8))…",
-                "outcome": "\(outcome.outcome)", "reason": "\(outcome.reason ?? "-")",
-            ])
+        let rejected = DeliveryIndexList()
+        guard let accessToken = await currentAccessToken(for: Array(deliveries.indices), report: reportLogged) else { return }
+        await sendBatch(deliveries, indices: Array(deliveries.indices), accessToken: accessToken) { index, outcome in
+            if outcome.status == 401, outcome.reason == FCMResponseTable.accessTokenRejected {
+                rejected.append(index)
+            } else {
+                reportLogged(index, outcome)
+            }
         }
-        return outcome
+        let retry = rejected.indices
+        guard !retry.isEmpty else { return }
+        // Revoked or expired early: one new token, one retry; a second 401 is Herald's configuration.
+        tokens.invalidate(accessToken)
+        guard let renewed = await currentAccessToken(for: retry, report: reportLogged) else { return }
+        await sendBatch(deliveries, indices: retry, accessToken: renewed, report: reportLogged)
+    }
+
+    public func send(_ message: FCMMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
+        await sendAsBatch(message, to: target)
+    }
+
+    /// The access token, or `nil` after reporting the exchange's failure for every index.
+    private func currentAccessToken(for indices: [Int], report: @Sendable (Int, DeliveryOutcome) -> Void) async -> String? {
+        do {
+            return try await tokens.current()
+        } catch {
+            let outcome = FCMResponseTable.outcome(for: error)
+            for index in indices { report(index, outcome) }
+            return nil
+        }
     }
 
     /// The field every send shares, converted once for the pool.
     private static let sharedHeaders = HTTP2PreparedHeaders([.contentType: "application/json; charset=utf-8"])
 
-    private func attempt(_ body: ByteBuffer, accessToken: String) async -> DeliveryOutcome {
-        var headers = HTTPFields()
-        headers.reserveCapacity(1)
-        headers.append(HTTPField(name: .authorization, value: "Bearer " + accessToken))
-        let request = HTTP2Request(method: .post, path: path, headers: headers, preparedHeaders: Self.sharedHeaders, body: body)
-        do {
-            let response = try await pool.execute(request, deadline: settings.requestTimeout)
-            if response.status == 200 {
-                return .delivered
+    /// Sends `deliveries[indices]` through the pool, reporting outcomes by index in `deliveries`.
+    private func sendBatch(
+        _ deliveries: [(message: FCMMessage, target: DeliveryTarget)], indices: [Int], accessToken: String,
+        report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
+    ) async {
+        let authorization = HTTPField(name: .authorization, value: "Bearer " + accessToken)
+        let requests = indices.map { index in
+            let delivery = deliveries[index]
+            var headers = HTTPFields()
+            headers.reserveCapacity(1)
+            headers.append(authorization)
+            return HTTP2Request(
+                method: .post, path: path, headers: headers, preparedHeaders: Self.sharedHeaders,
+                body: delivery.message.body(token: delivery.target.token))
+        }
+        await pool.execute(requests, maxConcurrent: maxConcurrentDeliveries, deadline: settings.requestTimeout) { slot, result in
+            switch result {
+            case .success(let response) where response.status == 200:
+                report(indices[slot], .delivered)
+            case .success(let response):
+                report(indices[slot], FCMResponseTable.outcome(
+                    status: response.status, body: Array(response.body.readableBytesView), retryAfter: response.headers[.retryAfter]))
+            case .failure(let error):
+                report(indices[slot], DeliveryOutcome(.transient, reason: error.reason))
             }
-            return FCMResponseTable.outcome(
-                status: response.status, body: Array(response.body.readableBytesView), retryAfter: response.headers[.retryAfter])
-        } catch {
-            return DeliveryOutcome(.transient, reason: error.reason)
         }
     }
 
@@ -139,3 +171,4 @@ public struct FCMProvider: PushProvider {
         try? await httpClient.shutdown()
     }
 }
+

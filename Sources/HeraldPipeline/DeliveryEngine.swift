@@ -149,26 +149,16 @@ public struct DeliveryEngine: Sendable {
                 results[index] = .outcome(outcome)
             }
         }
-        let limit = max(1, provider.maxConcurrentDeliveries)
         let metrics = self.metrics
         let nowMillis = self.nowMillis
-        // Up to `limit` workers each take the next delivery when done with one. In a discarding group
-        // a finished delivery does not wake this task (as `group.next()` would, once per delivery):
-        // outcomes go straight into their slots.
-        let deliveries = work
-        let progress = SendProgress(count: deliveries.count)
-        await withDiscardingTaskGroup { group in
-            for _ in 0..<min(limit, deliveries.count) {
-                group.addTask {
-                    while let slot = progress.claim() {
-                        let item = deliveries[slot]
-                        let started = nowMillis()
-                        let outcome = await provider.send(item.message, to: item.target)
-                        metrics.recordSend(provider: provider.name, outcome: outcome.outcome, milliseconds: nowMillis() - started)
-                        progress.complete(slot, with: outcome)
-                    }
-                }
-            }
+        let progress = SendProgress(count: work.count)
+        // The latency of a delivery is counted from the hand-over of its batch: with the batch
+        // within the provider's concurrency, that is when it was sent.
+        let started = nowMillis()
+        let name = provider.name
+        await provider.send(work.map { ($0.message, $0.target) }) { slot, outcome in
+            metrics.recordSend(provider: name, outcome: outcome.outcome, milliseconds: nowMillis() - started)
+            progress.complete(slot, with: outcome)
         }
         for (slot, outcome) in progress.outcomes.enumerated() {
             if let outcome { results[work[slot].index] = .outcome(outcome) }
@@ -205,24 +195,15 @@ public struct DeliveryEngine: Sendable {
     }
 }
 
-/// The deliveries of one `send` shared by its workers: which is next, and the outcomes so far.
+/// The outcomes of one batch as the provider reports them, from whichever threads it uses.
 private final class SendProgress: Sendable {
-    private let count: Int
-    private let next = Atomic<Int>(0)
     private let slots: Mutex<[DeliveryOutcome?]>
 
     init(count: Int) {
-        self.count = count
         self.slots = Mutex(Array(repeating: nil, count: count))
     }
 
-    /// The index of the next delivery to make, or `nil` once all are taken.
-    func claim() -> Int? {
-        let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        return slot < count ? slot : nil
-    }
-
-    /// Records the outcome of a claimed delivery.
+    /// Records the outcome of a delivery.
     func complete(_ slot: Int, with outcome: DeliveryOutcome) {
         slots.withLock { $0[slot] = outcome }
     }

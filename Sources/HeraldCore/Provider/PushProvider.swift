@@ -124,6 +124,14 @@ public protocol PushProvider: Sendable {
     /// Sends one rendered message to one target.
     func send(_ message: Message, to target: DeliveryTarget) async -> DeliveryOutcome
 
+    /// Sends many deliveries, at most ``maxConcurrentDeliveries`` at once, handing each outcome to
+    /// `report` (with the delivery's index) as it arrives; returns once every one is reported.
+    ///
+    /// `report` may be called from several threads at once. The default runs
+    /// ``send(_:to:)-(Message,_)`` from a bounded group of tasks; kinds with a connection pool of
+    /// their own send the whole batch from one task, which is the fan-out's hot path.
+    func send(_ deliveries: [(message: Message, target: DeliveryTarget)], report: @escaping @Sendable (Int, DeliveryOutcome) -> Void) async
+
     /// Its connections now, if it keeps any it can count (`nil`: none to report).
     var connectionStatistics: ProviderConnectionStatistics? { get }
 
@@ -161,3 +169,4 @@ extension PushProvider {
         }
     }
 }
+

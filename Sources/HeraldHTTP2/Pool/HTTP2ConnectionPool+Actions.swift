@@ -130,7 +130,7 @@ extension HTTP2ConnectionPool {
         }
     }
 
-    private func armQueueTimer(at deadline: NIODeadline) {
+    func armQueueTimer(at deadline: NIODeadline) {
         self.timerLoop.scheduleTask(deadline: deadline) { [weak self] in
             self?.queueTimerFired()
         }

@@ -24,8 +24,14 @@ final class HTTP2RequestContext: Sendable, Identifiable {
         case finished
     }
 
+    /// Who hears the result: an awaiting task, or a batch that counts its requests.
+    enum Completion: Sendable {
+        case continuation(Continuation)
+        case batch(HTTP2BatchExecution, index: Int)
+    }
+
     private struct State {
-        var continuation: Continuation?
+        var completion: Completion?
         var phase: Phase = .created
         var cancelRequested = false
         var processedRetries = 0
@@ -60,17 +66,24 @@ final class HTTP2RequestContext: Sendable, Identifiable {
     ///
     /// - Returns: `false` if the task was already cancelled; the continuation has then been resumed.
     func start(_ continuation: Continuation) -> Bool {
+        self.start(.continuation(continuation))
+    }
+
+    /// Stores who hears the result before submission.
+    ///
+    /// - Returns: `false` if cancellation was already requested; the completion has then been called.
+    func start(_ completion: Completion) -> Bool {
         let cancelled = self.state.withLock { state -> Bool in
             guard !state.cancelRequested else {
                 state.phase = .finished
                 return true
             }
-            state.continuation = continuation
+            state.completion = completion
             state.phase = .pending
             return false
         }
         if cancelled {
-            continuation.resume(returning: .failure(.cancelled(mayHaveBeenProcessed: false)))
+            Self.complete(completion, with: .failure(.cancelled(mayHaveBeenProcessed: false)))
         }
         return !cancelled
     }
@@ -132,14 +145,23 @@ final class HTTP2RequestContext: Sendable, Identifiable {
     /// - Returns: `true` if this call completed it.
     @discardableResult
     func finish(_ result: Result<HTTP2Response, HTTP2ClientError>) -> Bool {
-        let continuation = self.state.withLock { state -> Continuation? in
+        let completion = self.state.withLock { state -> Completion? in
             if case .finished = state.phase { return nil }
             state.phase = .finished
-            defer { state.continuation = nil }
-            return state.continuation
+            defer { state.completion = nil }
+            return state.completion
         }
-        guard let continuation else { return false }
-        continuation.resume(returning: result)
+        guard let completion else { return false }
+        Self.complete(completion, with: result)
         return true
+    }
+
+    private static func complete(_ completion: Completion, with result: Result<HTTP2Response, HTTP2ClientError>) {
+        switch completion {
+        case .continuation(let continuation):
+            continuation.resume(returning: result)
+        case .batch(let batch, let index):
+            batch.requestCompleted(index, with: result)
+        }
     }
 }
