@@ -172,11 +172,12 @@ public struct DeliveryEngine: Sendable {
     /// result was deleted meanwhile and is not delivered to.
     private func badges(for members: [AudienceMember], notification: PublishedEvent) async throws -> [SubscriberID: Int?] {
         var result: [SubscriberID: Int?] = [:]
-        var toIncrement: [SubscriberID] = []
+        var toIncrement: [BadgeExpectation] = []
         for member in members {
             let counts = providers[member.subscriber.proto]?.countsBadges ?? false
             if counts && notification.incrementBadge {
-                toIncrement.append(member.subscriber.id)
+                // The page was just read: the store writes from these values unless they changed since.
+                toIncrement.append(BadgeExpectation(id: member.subscriber.id, storedBadge: member.subscriber.fields.badge))
             } else if counts {
                 result[member.subscriber.id] = BadgeLogic.badgeToSend(
                     payloadBadge: notification.badge, storedBadge: member.subscriber.fields.badge, increment: false)
@@ -185,10 +186,10 @@ public struct DeliveryEngine: Sendable {
             }
         }
         if !toIncrement.isEmpty {
-            let previous = try await store.incrementBadges(of: toIncrement)
-            for id in toIncrement {
-                guard let stored = previous[id] else { continue }
-                result[id] = BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true)
+            let previous = try await store.incrementBadges(expecting: toIncrement)
+            for expectation in toIncrement {
+                guard let stored = previous[expectation.id] else { continue }
+                result[expectation.id] = BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true)
             }
         }
         return result

@@ -47,6 +47,27 @@ public protocol SubscriberStore: Sendable {
     ///
     /// Subscribers that no longer exist are absent from the result.
     func incrementBadges(of ids: [SubscriberID]) async throws -> [SubscriberID: String?]
+
+    /// ``incrementBadges(of:)`` for subscribers whose badges the caller has just read (an
+    /// audience page): where a stored badge still has the expected value it is incremented
+    /// without being read again; where it changed meanwhile, the stored value is used.
+    ///
+    /// Returns the badges as they were before, as ``incrementBadges(of:)`` does.
+    func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [SubscriberID: String?]
+}
+
+/// A subscriber and the badge the caller believes is stored for it.
+public struct BadgeExpectation: Sendable, Equatable {
+    /// The subscriber.
+    public var id: SubscriberID
+    /// The stored badge as the caller read it (`nil`: none).
+    public var storedBadge: String?
+
+    /// Creates an expectation.
+    public init(id: SubscriberID, storedBadge: String?) {
+        self.id = id
+        self.storedBadge = storedBadge
+    }
 }
 
 /// The outcome of a single subscribe (§4.10).

@@ -194,6 +194,37 @@ struct SubscriberConformanceTests {
         }
     }
 
+    @Test("incrementBadges(expecting:): a badge still as read is incremented from it; a changed one from the stored value", arguments: StoreBackend.all)
+    func incrementBadgesExpecting(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let asRead = try await store.register(apns(1, fields: SubscriberFields(badge: "3")), now: Clock.t0).subscriber.id
+            let absent = try await store.register(apns(2), now: Clock.t0).subscriber.id
+            let changed = try await store.register(apns(3, fields: SubscriberFields(badge: "7")), now: Clock.t0).subscriber.id
+            let reset = try await store.register(apns(4), now: Clock.t0).subscriber.id
+            let unknown = SubscriberID(rawValue: "nobody")
+
+            let before = try await store.incrementBadges(expecting: [
+                BadgeExpectation(id: asRead, storedBadge: "3"),
+                BadgeExpectation(id: absent, storedBadge: nil),
+                BadgeExpectation(id: changed, storedBadge: "2"),  // stored is 7
+                BadgeExpectation(id: reset, storedBadge: "5"),  // stored is absent
+                BadgeExpectation(id: unknown, storedBadge: "1"),
+            ])
+            #expect(before.count == 4)
+            #expect(before[asRead] == .some("3"))
+            #expect(before[absent] == .some(nil))
+            #expect(before[changed] == .some("7"))
+            #expect(before[reset] == .some(nil))
+            #expect(before[unknown] == nil)
+
+            #expect(try await store.subscriber(asRead)?.fields.badge == "4")
+            #expect(try await store.subscriber(absent)?.fields.badge == "1")
+            #expect(try await store.subscriber(changed)?.fields.badge == "8")
+            #expect(try await store.subscriber(reset)?.fields.badge == "1")
+            #expect(try await store.incrementBadges(expecting: []) == [:])
+        }
+    }
+
     @Test("incrementBadges handles a whole page in one call", arguments: StoreBackend.all)
     func incrementBadgesPage(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

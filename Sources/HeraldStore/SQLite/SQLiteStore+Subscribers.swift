@@ -125,31 +125,82 @@ extension SQLiteStore {
     public func incrementBadges(of ids: [SubscriberID]) async throws -> [SubscriberID: String?] {
         guard !ids.isEmpty else { return [:] }
         return try await pool.write { db in
-            let rows = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
-                arguments: [SQLiteCodec.jsonArray(ids.lazy.map(\.rawValue))]
-            )
-            guard !rows.isEmpty else { return [:] }
-            var before: [SubscriberID: String?] = [:]
-            before.reserveCapacity(rows.count)
-            var updates: [[SQLiteCodec.JSONScalar]] = []
-            updates.reserveCapacity(rows.count)
-            for row in rows {
-                let id: String = row[0]
-                let badge: String? = row[1]
-                before[SubscriberID(rawValue: id)] = .some(badge)
-                updates.append([.text(id), .text(BadgeLogic.incrementedStoredBadge(badge))])
+            try Self.incrementBadges(reading: ids, in: db)
+        }
+    }
+
+    /// Writes each subscriber's badge incremented from the value the caller read, in one
+    /// statement, where the stored badge still has that value; the others (changed or
+    /// reset since) are read and incremented as ``incrementBadges(of:)`` does, in the same
+    /// transaction.
+    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [SubscriberID: String?] {
+        guard !expectations.isEmpty else { return [:] }
+        return try await pool.write { db in
+            var rows: [[SQLiteCodec.JSONScalar]] = []
+            rows.reserveCapacity(expectations.count)
+            for expectation in expectations {
+                rows.append([
+                    .text(expectation.id.rawValue),
+                    expectation.storedBadge.map { .text($0) } ?? .null,
+                    .text(BadgeLogic.incrementedStoredBadge(expectation.storedBadge)),
+                ])
             }
-            try db.cachedStatement(sql: """
-                UPDATE subscribers SET badge = new.badge
-                FROM (
-                    SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge
-                    FROM json_each(?)
-                ) AS new
-                WHERE subscribers.id = new.id
-                """)
-                .execute(arguments: [SQLiteCodec.jsonRows(updates)])
+            // `IS` so that an absent badge matches an expected absent one.
+            let updated = try Set(String.fetchAll(
+                db.cachedStatement(sql: """
+                    UPDATE subscribers SET badge = new.badge
+                    FROM (
+                        SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS old,
+                               json_extract(value, '$[2]') AS badge
+                        FROM json_each(?)
+                    ) AS new
+                    WHERE subscribers.id = new.id AND subscribers.badge IS new.old
+                    RETURNING subscribers.id
+                    """),
+                arguments: [SQLiteCodec.jsonRows(rows)]
+            ))
+            var before: [SubscriberID: String?] = [:]
+            before.reserveCapacity(expectations.count)
+            var stale: [SubscriberID] = []
+            for expectation in expectations {
+                if updated.contains(expectation.id.rawValue) {
+                    before[expectation.id] = .some(expectation.storedBadge)
+                } else {
+                    stale.append(expectation.id)
+                }
+            }
+            if !stale.isEmpty {
+                before.merge(try Self.incrementBadges(reading: stale, in: db)) { first, _ in first }
+            }
             return before
         }
+    }
+
+    private static func incrementBadges(reading ids: [SubscriberID], in db: Database) throws -> [SubscriberID: String?] {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
+            arguments: [SQLiteCodec.jsonArray(ids.lazy.map(\.rawValue))]
+        )
+        guard !rows.isEmpty else { return [:] }
+        var before: [SubscriberID: String?] = [:]
+        before.reserveCapacity(rows.count)
+        var updates: [[SQLiteCodec.JSONScalar]] = []
+        updates.reserveCapacity(rows.count)
+        for row in rows {
+            let id: String = row[0]
+            let badge: String? = row[1]
+            before[SubscriberID(rawValue: id)] = .some(badge)
+            updates.append([.text(id), .text(BadgeLogic.incrementedStoredBadge(badge))])
+        }
+        try db.cachedStatement(sql: """
+            UPDATE subscribers SET badge = new.badge
+            FROM (
+                SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge
+                FROM json_each(?)
+            ) AS new
+            WHERE subscribers.id = new.id
+            """)
+            .execute(arguments: [SQLiteCodec.jsonRows(updates)])
+        return before
     }
 }
