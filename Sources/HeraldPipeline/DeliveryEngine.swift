@@ -59,8 +59,8 @@ public struct DeliveryEngine: Sendable {
         if !skipped.isEmpty { try await store.appendFeedback(skipped) }
 
         let badges = try await badges(for: known, notification: notification)
-        let attempts = known.compactMap { member -> DeliveryAttempt? in
-            guard let badge = badges[member.subscriber.id] else { return nil }  // deleted meanwhile
+        let attempts = zip(known, badges).compactMap { member, badge -> DeliveryAttempt? in
+            guard let badge else { return nil }  // deleted meanwhile
             return DeliveryAttempt(subscriber: member.subscriber, silent: member.silent, badge: badge, attemptsBefore: 0, retryID: nil)
         }
         try await run(attempts, notification: notification, statisticsEvent: job.audience.statisticsEvent, publishedAt: job.publishedAt)
@@ -166,30 +166,43 @@ public struct DeliveryEngine: Sendable {
         return results
     }
 
-    /// The badge to send to each member (§7), incrementing stored badges in one batch.
+    /// The badge to send to each member (§7), in order, incrementing stored badges in one batch.
     ///
-    /// Members of providers that count no badges get `nil`. A member absent from the
-    /// result was deleted meanwhile and is not delivered to.
-    private func badges(for members: [AudienceMember], notification: PublishedEvent) async throws -> [SubscriberID: Int?] {
-        var result: [SubscriberID: Int?] = [:]
+    /// Members of providers that count no badges get `.some(nil)`. A member whose entry is
+    /// `nil` was deleted meanwhile and is not delivered to.
+    private func badges(for members: [AudienceMember], notification: PublishedEvent) async throws -> [Int??] {
+        var result: [Int??] = []
+        result.reserveCapacity(members.count)
         var toIncrement: [BadgeExpectation] = []
+        var incrementAt: [Int] = []
+        // Neighbours in a page mostly share a provider: comparing with the last one is cheaper than hashing.
+        var last: (proto: String, counts: Bool)?
         for member in members {
-            let counts = providers[member.subscriber.proto]?.countsBadges ?? false
+            let proto = member.subscriber.proto
+            let counts: Bool
+            if let last, last.proto == proto {
+                counts = last.counts
+            } else {
+                counts = providers[proto]?.countsBadges ?? false
+                last = (proto, counts)
+            }
             if counts && notification.incrementBadge {
                 // The page was just read: the store writes from these values unless they changed since.
+                incrementAt.append(result.count)
                 toIncrement.append(BadgeExpectation(id: member.subscriber.id, storedBadge: member.subscriber.fields.badge))
+                result.append(nil)
             } else if counts {
-                result[member.subscriber.id] = BadgeLogic.badgeToSend(
-                    payloadBadge: notification.badge, storedBadge: member.subscriber.fields.badge, increment: false)
+                result.append(.some(BadgeLogic.badgeToSend(
+                    payloadBadge: notification.badge, storedBadge: member.subscriber.fields.badge, increment: false)))
             } else {
-                result[member.subscriber.id] = .some(nil)
+                result.append(.some(nil))
             }
         }
         if !toIncrement.isEmpty {
             let previous = try await store.incrementBadges(expecting: toIncrement)
-            for expectation in toIncrement {
-                guard let stored = previous[expectation.id] else { continue }
-                result[expectation.id] = BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true)
+            for (index, stored) in zip(incrementAt, previous) {
+                guard let stored else { continue }
+                result[index] = .some(BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true))
             }
         }
         return result

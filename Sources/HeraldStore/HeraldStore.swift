@@ -52,8 +52,9 @@ public protocol SubscriberStore: Sendable {
     /// audience page): where a stored badge still has the expected value it is incremented
     /// without being read again; where it changed meanwhile, the stored value is used.
     ///
-    /// Returns the badges as they were before, as ``incrementBadges(of:)`` does.
-    func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [SubscriberID: String?]
+    /// - Returns: for each expectation, in order, the badge as it was before (`.some(nil)`: none),
+    ///   or `nil` when the subscriber no longer exists.
+    func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??]
 }
 
 /// A subscriber and the badge the caller believes is stored for it.

@@ -173,10 +173,35 @@ extension SQLiteStore {
         }
     }
 
+    /// Sets the failure counters of `ids` to 0. Counters that are not 0 are listed by a partial
+    /// index: with none (the usual state), nothing is read beyond one index probe.
+    private static func resetFailureCounters(of ids: [String], in db: Database) throws {
+        guard !ids.isEmpty,
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscribers INDEXED BY subscribers_failing WHERE failures <> 0)")) == true
+        else { return }
+        try db.cachedStatement(sql: """
+            UPDATE subscribers INDEXED BY subscribers_failing SET failures = 0
+            WHERE failures <> 0 AND id IN (SELECT value FROM json_each(?))
+            """)
+            .execute(arguments: [SQLiteCodec.jsonArray(ids)])
+    }
+
     /// Applies every counter change of the batch in one statement: a success resets the
     /// counter, a subscriber failure adds one. Rows whose counter would stay 0 are not written.
     /// - Returns: the counters of the subscribers that reached `maxFailures` (none when it is 0).
     static func updateFailureCounters(_ records: [DeliveryRecord], maxFailures: Int, in db: Database) throws -> [String: Int] {
+        let anySubscriberFailure = records.contains { record in
+            if case .subscriberFailure = record.effect { true } else { false }
+        }
+        if !anySubscriberFailure {
+            // Successes only reset counters (the common case: a page of successes), which needs no
+            // per-subscriber bookkeeping; a subscriber listed twice is harmless in the `IN` list.
+            let delivered = records.compactMap { record -> String? in
+                if case .delivered = record.effect { record.subscriberID.rawValue } else { nil }
+            }
+            try resetFailureCounters(of: delivered, in: db)
+            return [:]
+        }
         var order: [String] = []
         var changes: [String: (reset: Bool, added: Int)] = [:]
         for record in records {
@@ -196,15 +221,7 @@ extension SQLiteStore {
         // Resets alone (the common case: a page of successes) only matter for counters that are
         // not 0, which the partial index lists; with none, nothing is read at all.
         let resetsOnly = order.filter { changes[$0].map { $0.reset && $0.added == 0 } ?? false }
-        if !resetsOnly.isEmpty,
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscribers INDEXED BY subscribers_failing WHERE failures <> 0)")) == true
-        {
-            try db.cachedStatement(sql: """
-                UPDATE subscribers INDEXED BY subscribers_failing SET failures = 0
-                WHERE failures <> 0 AND id IN (SELECT value FROM json_each(?))
-                """)
-                .execute(arguments: [SQLiteCodec.jsonArray(resetsOnly)])
-        }
+        try resetFailureCounters(of: resetsOnly, in: db)
         let withFailures = resetsOnly.isEmpty ? order : order.filter { changes[$0].map { $0.added > 0 } ?? false }
         guard !withFailures.isEmpty else { return [:] }
         let rows = try withFailures.map { id -> [SQLiteCodec.JSONScalar] in

@@ -133,8 +133,8 @@ extension SQLiteStore {
     /// statement, where the stored badge still has that value; the others (changed or
     /// reset since) are read and incremented as ``incrementBadges(of:)`` does, in the same
     /// transaction.
-    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [SubscriberID: String?] {
-        guard !expectations.isEmpty else { return [:] }
+    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
+        guard !expectations.isEmpty else { return [] }
         return try await pool.write { db in
             var rows: [[SQLiteCodec.JSONScalar]] = []
             rows.reserveCapacity(expectations.count)
@@ -146,7 +146,7 @@ extension SQLiteStore {
                 ])
             }
             // `IS` so that an absent badge matches an expected absent one.
-            let updated = try Set(String.fetchAll(
+            let updated = try String.fetchAll(
                 db.cachedStatement(sql: """
                     UPDATE subscribers SET badge = new.badge
                     FROM (
@@ -158,21 +158,18 @@ extension SQLiteStore {
                     RETURNING subscribers.id
                     """),
                 arguments: [SQLiteCodec.jsonRows(rows)]
-            ))
-            var before: [SubscriberID: String?] = [:]
-            before.reserveCapacity(expectations.count)
-            var stale: [SubscriberID] = []
-            for expectation in expectations {
-                if updated.contains(expectation.id.rawValue) {
-                    before[expectation.id] = .some(expectation.storedBadge)
-                } else {
-                    stale.append(expectation.id)
-                }
+            )
+            // A row is returned once however often it is listed: as many rows as expectations
+            // means distinct ids all written, the usual case, which needs no lookups.
+            if updated.count == expectations.count {
+                return expectations.map { .some($0.storedBadge) }
             }
-            if !stale.isEmpty {
-                before.merge(try Self.incrementBadges(reading: stale, in: db)) { first, _ in first }
+            let written = Set(updated)
+            let stale = expectations.filter { !written.contains($0.id.rawValue) }.map(\.id)
+            let reread = stale.isEmpty ? [:] : try Self.incrementBadges(reading: stale, in: db)
+            return expectations.map { expectation in
+                written.contains(expectation.id.rawValue) ? .some(expectation.storedBadge) : reread[expectation.id]
             }
-            return before
         }
     }
 
