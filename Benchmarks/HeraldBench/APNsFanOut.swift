@@ -19,6 +19,9 @@ struct APNsFanOut: AsyncParsableCommand {
     @Option(help: "Herald's delivery.in_flight.")
     var inFlight = 4000
 
+    @Option(help: "Sink runs (Herald, then h2load, each time); the ratio's median is reported.")
+    var runs = 1
+
     @Option(help: "Requests h2load sends to the sink.")
     var h2loadRequests = 200_000
 
@@ -74,13 +77,10 @@ struct APNsFanOut: AsyncParsableCommand {
             let sink = try H2OSink.start(directory: directory, authority: authority, answer: .apns)
             defer { sink.stop() }
             say("h2o sink on port \(sink.port)")
-            let database = try await driver.seed(proto: "apns", token: token)
-            var result = try await driver.measure(label: "Herald → h2o sink", tag: "sink", provider: provider(port: sink.port), database: database)
-            say("Herald done; running h2load")
-            let h2load = try H2Load.run(.apns, port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!)
-            result.note = String(format: "h2load against the same sink: %.0f req/s; Herald/h2load = %.3f", h2load, result.rate / h2load)
-            results.append(result)
-            results.append(Result(label: "h2load → h2o sink (this machine's practical limit)", rate: h2load, seconds: Double(h2loadRequests) / h2load))
+            results += try await driver.sinkRuns(
+                runs, proto: "apns", token: token, provider: provider(port: sink.port),
+                h2load: { try H2Load.run(.apns, port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!) },
+                h2loadRequests: h2loadRequests)
         }
         FanOutDriver.report(results)
     }

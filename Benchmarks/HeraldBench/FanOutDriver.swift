@@ -98,6 +98,37 @@ struct FanOutDriver {
         return Int(total)
     }
 
+    /// Runs Herald against the sink and h2load against the same sink `runs` times, alternately,
+    /// each Herald run on a freshly seeded database; the ratio is taken per pair and reported
+    /// with the median, since other work on a 2-core machine moves single runs by ±15 %.
+    func sinkRuns(
+        _ runs: Int, proto: String, token: (Int) -> String, provider: String,
+        h2load: () throws -> Double, h2loadRequests: Int
+    ) async throws -> [Result] {
+        var results: [Result] = []
+        var ratios: [Double] = []
+        for run in 1...max(1, runs) {
+            let database = try await seed(proto: proto, token: token)
+            let label = runs > 1 ? "Herald → h2o sink (run \(run))" : "Herald → h2o sink"
+            var result = try await measure(label: label, tag: "sink", provider: provider, database: database)
+            try? FileManager.default.removeItem(atPath: database)
+            say("Herald done; running h2load")
+            let limit = try h2load()
+            ratios.append(result.rate / limit)
+            result.note = String(format: "h2load against the same sink: %.0f req/s; Herald/h2load = %.3f", limit, result.rate / limit)
+            results.append(result)
+            results.append(Result(
+                label: runs > 1 ? "h2load → h2o sink (run \(run), this machine's practical limit)" : "h2load → h2o sink (this machine's practical limit)",
+                rate: limit, seconds: Double(h2loadRequests) / limit))
+        }
+        if ratios.count > 1, let last = results.indices.last {
+            let sorted = ratios.sorted()
+            let ratioList = ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+            results[last].note = String(format: "Herald/h2load per run: %@; median %.3f", ratioList, sorted[sorted.count / 2])
+        }
+        return results
+    }
+
     /// Prints the results table and notes.
     static func report(_ results: [Result]) {
         say("")

@@ -196,4 +196,3 @@ extension HTTPField.Name {
     static let apnsExpiration = HTTPField.Name("apns-expiration")!
     static let apnsCollapseID = HTTPField.Name("apns-collapse-id")!
 }
-

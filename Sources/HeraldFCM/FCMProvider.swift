@@ -171,4 +171,3 @@ public struct FCMProvider: PushProvider {
         try? await httpClient.shutdown()
     }
 }
-

@@ -128,7 +128,7 @@ public protocol PushProvider: Sendable {
     /// `report` (with the delivery's index) as it arrives; returns once every one is reported.
     ///
     /// `report` may be called from several threads at once. The default runs
-    /// ``send(_:to:)-(Message,_)`` from a bounded group of tasks; kinds with a connection pool of
+    /// ``send(_:to:)`` from a bounded group of tasks; kinds with a connection pool of
     /// their own send the whole batch from one task, which is the fan-out's hot path.
     func send(_ deliveries: [(message: Message, target: DeliveryTarget)], report: @escaping @Sendable (Int, DeliveryOutcome) -> Void) async
 
@@ -169,4 +169,3 @@ extension PushProvider {
         }
     }
 }
-
