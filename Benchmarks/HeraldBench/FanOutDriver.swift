@@ -62,9 +62,11 @@ struct FanOutDriver {
         // counts the event's subscriptions on every call, which at 20 polls a second and 1,000,000
         // subscribers would cost Herald more than the deliveries measured.
         var answered = 0
+        var firstAnswer: Duration?
         while answered < subscribers {
             try await Task.sleep(for: .milliseconds(50))
             answered = Self.deliveriesAnswered(metrics: try await client.get(base + "/metrics").body)
+            if firstAnswer == nil, answered > 0 { firstAnswer = ContinuousClock.now - started }
             if ContinuousClock.now - started > .seconds(1800) { throw BenchError("gave up after 30 minutes at \(answered)") }
         }
         let elapsed = ContinuousClock.now - started
@@ -82,6 +84,7 @@ struct FanOutDriver {
             }
         }
         var result = Result(label: label, rate: Double(subscribers) / seconds, seconds: seconds)
+        result.firstAnswerSeconds = firstAnswer.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         result.peakRSSMiB = process.peakRSSMiB()
         result.cpuCores = cpu / seconds
         result.failed = stats?["failed"] as? Int ?? 0
@@ -132,8 +135,8 @@ struct FanOutDriver {
     /// Prints the results table and notes.
     static func report(_ results: [Result]) {
         say("")
-        say("| run | notifications/s | publish → last answer | Herald peak RSS | Herald CPU (cores) |")
-        say("|---|---:|---:|---:|---:|")
+        say("| run | notifications/s | publish → first answer | publish → last answer | Herald peak RSS | Herald CPU (cores) |")
+        say("|---|---:|---:|---:|---:|---:|")
         for result in results {
             say(result.row)
         }
@@ -157,13 +160,16 @@ struct Result {
     var seconds: Double
     var peakRSSMiB: Double?
     var cpuCores: Double?
+    /// From the publish to the first poll that saw an answer (polls are 50 ms apart).
+    var firstAnswerSeconds: Double?
     var failed = 0
     var note = ""
 
     var row: String {
         let rss = peakRSSMiB.map { String(format: "%.0f MiB", $0) } ?? "—"
         let cpu = cpuCores.map { String(format: "%.2f", $0) } ?? "—"
-        return "| \(label) | \(String(format: "%.0f", rate)) | \(String(format: "%.2f s", seconds)) | \(rss) | \(cpu) |"
+        let first = firstAnswerSeconds.map { String(format: "%.2f s", $0) } ?? "—"
+        return "| \(label) | \(String(format: "%.0f", rate)) | \(first) | \(String(format: "%.2f s", seconds)) | \(rss) | \(cpu) |"
     }
 }
 
