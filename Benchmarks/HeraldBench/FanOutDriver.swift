@@ -58,9 +58,9 @@ struct FanOutDriver {
         let started = ContinuousClock.now
         let publish = try await client.post(base + "/event/bench", form: "msg=Benchmark&data.n=1")
         guard publish == 204 else { throw BenchError("publish answered \(publish)") }
-        // Answers are counted from `/metrics`, which costs Herald next to nothing; `GET /event/bench`
-        // counts the event's subscriptions on every call, which at 20 polls a second and 1,000,000
-        // subscribers would cost Herald more than the deliveries measured.
+        // Answers are counted from `/metrics`, which costs Herald next to nothing and counts what the
+        // provider answered. (`GET /event/bench` used to count the event's subscriptions on every
+        // call, which at 20 polls a second cost Herald 14 % of its CPU at N = 300,000.)
         var answered = 0
         var firstAnswer: Duration?
         while answered < subscribers {

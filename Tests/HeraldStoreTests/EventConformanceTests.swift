@@ -42,6 +42,49 @@ struct EventConformanceTests {
         }
     }
 
+    @Test("subscriber counts follow every path that adds or removes subscriptions and subscribers", arguments: StoreBackend.all)
+    func subscriberCountsDoNotDrift(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            // Bulk registration subscribing to a new event, then a few single ones.
+            let bulk = try await store.registerMany((0..<50).map { apns($0) }, subscribingTo: event("news"), now: Clock.t0)
+            let ids = try await registerMany(store, count: 5)  // apns(0..<5): the same tokens, so the same subscribers
+            #expect(Set(ids).isSubset(of: Set(bulk)))
+            let extra = try await store.register(apns(100), now: Clock.t0).subscriber.id
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            #expect(try await store.statistics(of: event("news"))?.subscribers == 50)
+            #expect(try await store.statistics(of: .broadcast)?.subscribers == 51)
+
+            // Subscribe twice (the second only updates), to another event, and unsubscribe.
+            #expect(try await store.subscribe(extra, to: event("news"), ignoreMessage: false, now: Clock.t0) == .created)
+            #expect(try await store.subscribe(extra, to: event("news"), ignoreMessage: true, now: Clock.t0) == .updated)
+            #expect(try await store.subscribe(extra, to: event("sport"), ignoreMessage: false, now: Clock.t0) == .created)
+            #expect(try await store.statistics(of: event("news"))?.subscribers == 51)
+            #expect(try await store.unsubscribe(bulk[0], from: event("news")))
+            #expect(try await store.statistics(of: event("news"))?.subscribers == 50)
+
+            // Replacing a subscriber's subscriptions, deleting subscribers (the cascade), re-registering.
+            #expect(try await store.replaceSubscriptions(of: bulk[1], with: [(event("sport"), false)], now: Clock.t0))
+            #expect(try await store.statistics(of: event("news"))?.subscribers == 49)
+            #expect(try await store.statistics(of: event("sport"))?.subscribers == 2)
+            #expect(try await store.deleteSubscriber(extra))
+            #expect(try await store.deleteSubscriber(bulk[2]))
+            #expect(try await store.statistics(of: event("news"))?.subscribers == 47)
+            #expect(try await store.statistics(of: event("sport"))?.subscribers == 1)
+            #expect(try await store.statistics(of: .broadcast)?.subscribers == 49)
+            _ = try await store.register(apns(2), now: Clock.t0)
+            #expect(try await store.statistics(of: .broadcast)?.subscribers == 50)
+
+            // An event deleted and subscribed to again starts from its new subscriptions.
+            #expect(try await store.deleteEvent(event("news")))
+            #expect(try await store.statistics(of: event("news")) == nil)
+            _ = try await store.subscribe(bulk[3], to: event("news"), ignoreMessage: false, now: Clock.t0)
+            #expect(try await store.statistics(of: event("news"))?.subscribers == 1)
+            #expect(try await store.unsubscribe(bulk[1], from: event("sport")))
+            #expect(try await store.statistics(of: event("sport")) == nil)
+            #expect(try await store.counts().subscribers == 50)
+        }
+    }
+
     @Test("broadcast statistics exist from the first broadcast and go with the last subscriber", arguments: StoreBackend.all)
     func broadcastStatistics(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

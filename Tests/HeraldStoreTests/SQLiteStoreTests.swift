@@ -47,6 +47,32 @@ struct SQLiteStoreTests {
         #expect(ids.draws == 14)
     }
 
+    @Test("migration v5 counts the subscribers of a database made before it")
+    func subscriberCountsMigration() async throws {
+        let path = TemporaryDatabases.newPath()
+        do {
+            let pool = try DatabasePool(path: path)
+            try SQLiteSchema.migrator.migrate(pool, upTo: "v4-failing-subscribers")
+            try await pool.write { db in
+                for n in 0..<3 {
+                    try db.execute(
+                        sql: "INSERT INTO subscribers (id, proto, token, identity, created, updated) VALUES (?, 'apns', ?, ?, 0, 0)",
+                        arguments: ["s\(n)", "t\(n)", "t\(n)"])
+                    try db.execute(sql: "INSERT INTO subscriptions (event, subscriber_id, ignore_message) VALUES ('news', ?, 0)", arguments: ["s\(n)"])
+                }
+                try db.execute(sql: "INSERT INTO events (name, created) VALUES ('news', 0), ('broadcast', 0)")
+            }
+            try pool.close()
+        }
+        let store = try SQLiteStore(path: path)
+        defer { try? store.close() }
+        #expect(try await store.statistics(of: event("news"))?.subscribers == 3)
+        #expect(try await store.statistics(of: .broadcast)?.subscribers == 3)
+        #expect(try await store.deleteSubscriber(SubscriberID(rawValue: "s0")))
+        #expect(try await store.statistics(of: event("news"))?.subscribers == 2)
+        #expect(try await store.statistics(of: .broadcast)?.subscribers == 2)
+    }
+
     @Test("data survives closing and reopening; the migration runs once")
     func reopen() async throws {
         let path = TemporaryDatabases.newPath()
@@ -63,7 +89,7 @@ struct SQLiteStoreTests {
         let jobs = try await second.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
         #expect(jobs.map(\.notification) == [sampleNotification()])
         let migrations = try await second.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers"])
+        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts"])
         let journal = try await second.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
     }

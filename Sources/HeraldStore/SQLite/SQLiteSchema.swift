@@ -43,7 +43,7 @@ enum SQLiteSchema {
             try db.execute(sql: "CREATE INDEX subscriptions_by_subscriber ON subscriptions (subscriber_id, event)")
             // Ordinary events have a row exactly while they have a subscription; the
             // special names `broadcast` and `unicast:<id>` have one once published to.
-            // The subscriber count is not stored: it is counted when asked, so it cannot drift.
+            // The subscriber count was counted when asked until v5, which keeps it by triggers.
             try db.execute(sql: """
                 CREATE TABLE events (
                     name TEXT NOT NULL PRIMARY KEY,
@@ -136,6 +136,39 @@ enum SQLiteSchema {
             // Only subscribers with a failure count, usually few or none: lets recording a page of
             // successes find the counters to reset without looking up every subscriber of the page.
             try db.execute(sql: "CREATE INDEX subscribers_failing ON subscribers (id) WHERE failures <> 0")
+        }
+        migrator.registerMigration("v5-subscriber-counts") { db in
+            // `GET /event/:name` reported its subscribers by counting them per call, which costs
+            // a scan of the event's index range (tens of milliseconds at a million). The counts
+            // are kept by triggers instead, so every path that adds or removes a subscription or
+            // a subscriber (cascades included: SQLite fires triggers for foreign-key actions)
+            // keeps them, and nothing outside SQL can let them drift.
+            try db.execute(sql: """
+                ALTER TABLE events ADD COLUMN subscribers INTEGER NOT NULL DEFAULT 0;
+                UPDATE events SET subscribers = (SELECT count(*) FROM subscriptions WHERE subscriptions.event = events.name);
+                CREATE TABLE totals (
+                    name TEXT NOT NULL PRIMARY KEY,
+                    value INTEGER NOT NULL
+                ) STRICT, WITHOUT ROWID;
+                INSERT INTO totals (name, value) SELECT 'subscribers', count(*) FROM subscribers;
+                CREATE TRIGGER subscriptions_counted AFTER INSERT ON subscriptions BEGIN
+                    UPDATE events SET subscribers = subscribers + 1 WHERE name = NEW.event;
+                END;
+                CREATE TRIGGER subscriptions_uncounted AFTER DELETE ON subscriptions BEGIN
+                    UPDATE events SET subscribers = subscribers - 1 WHERE name = OLD.event;
+                END;
+                -- An event row may be created after its first subscription: it starts from the count.
+                CREATE TRIGGER events_counted AFTER INSERT ON events BEGIN
+                    UPDATE events SET subscribers = (SELECT count(*) FROM subscriptions WHERE event = NEW.name)
+                    WHERE name = NEW.name;
+                END;
+                CREATE TRIGGER subscribers_counted AFTER INSERT ON subscribers BEGIN
+                    UPDATE totals SET value = value + 1 WHERE name = 'subscribers';
+                END;
+                CREATE TRIGGER subscribers_uncounted AFTER DELETE ON subscribers BEGIN
+                    UPDATE totals SET value = value - 1 WHERE name = 'subscribers';
+                END;
+                """)
         }
         return migrator
     }

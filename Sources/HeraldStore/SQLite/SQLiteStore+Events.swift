@@ -29,18 +29,16 @@ extension SQLiteStore {
     public func statistics(of event: EventName) async throws -> EventStatistics? {
         try await pool.read { db in
             guard let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT created, last, total, delivered, failed FROM events WHERE name = ?"),
+                db.cachedStatement(sql: "SELECT created, last, total, delivered, failed, subscribers FROM events WHERE name = ?"),
                 arguments: [event.rawValue]
             ) else { return nil }
+            // Counts kept by triggers (migration v5): reading one never scans the audience.
             let subscribers: Int64
             switch event.audience {
             case .subscribers:
-                subscribers = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT count(*) FROM subscriptions WHERE event = ?"),
-                    arguments: [event.rawValue]
-                ) ?? 0
+                subscribers = row[5]
             case .broadcast:
-                subscribers = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM subscribers")) ?? 0
+                subscribers = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM totals WHERE name = 'subscribers'")) ?? 0
             case .unicast:
                 subscribers = 1
             }
