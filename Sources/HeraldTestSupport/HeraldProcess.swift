@@ -93,19 +93,38 @@ public final class HeraldProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// A free TCP port on loopback (bound, then released).
+    /// A free TCP port on loopback for a child to bind, chosen below the kernel's ephemeral range.
+    ///
+    /// A port from `bind(0)` comes from the ephemeral range, where any connection's local port
+    /// or another listener's `bind(0)` may take it between its release here and the child's bind
+    /// (a CI run failed so: "Address already in use"). Below that range only another explicit
+    /// choice can collide, and each choice is checked by binding it.
     public static func freePort() throws -> Int {
+        let ephemeralStart = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        if ephemeralStart > 11_000 {
+            for _ in 0..<500 {
+                let port = Int.random(in: 10_000..<ephemeralStart)
+                if let bound = try? bindLoopback(port: port) { return bound }
+            }
+        }
+        return try bindLoopback(port: 0)
+    }
+
+    /// Binds a TCP socket to `port` on loopback (0: the kernel's choice), releases it, and
+    /// returns the port it had.
+    private static func bindLoopback(port: Int) throws -> Int {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
         }
-        guard bound else { throw ProcessExited(log: "cannot find a free port") }
+        guard bound else { throw ProcessExited(log: "cannot bind port \(port) on loopback") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
