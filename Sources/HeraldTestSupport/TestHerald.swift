@@ -43,6 +43,12 @@ public final class TestHerald: Sendable {
         ).configuration
         configuration.server.http.host = "127.0.0.1"
         configuration.server.http.port = 0
+        if !yaml.contains("header_timeout") {
+            // Test clients reuse kept-alive connections, which the server closes once idle for the
+            // header timeout; a request sent just as that happens is reset (HTTP/1.1's own race).
+            // A loaded machine's pauses between a test's requests must not run into it.
+            configuration.server.headerTimeout = .seconds(300)
+        }
         if configuration.server.udp != nil {
             configuration.server.udp?.host = "127.0.0.1"
             configuration.server.udp?.port = 0
