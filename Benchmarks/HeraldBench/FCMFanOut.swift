@@ -8,26 +8,7 @@ import Logging
 struct FCMFanOut: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "fcm", abstract: "FCM fan-out to N subscribers.")
 
-    @Option(help: "Subscribers of the published event.")
-    var subscribers = 100_000
-
-    @Option(help: "simulator, sink, or both.")
-    var target = "both"
-
-    @Option(help: "The herald binary to measure (a release build).")
-    var herald = ".build/release/herald"
-
-    @Option(help: "Herald's delivery.in_flight.")
-    var inFlight = 4000
-
-    @Option(help: "Sink runs (Herald, then h2load, each time); the ratio's median is reported.")
-    var runs = 1
-
-    @Option(help: "Requests h2load sends to the sink.")
-    var h2loadRequests = 200_000
-
-    @Option(help: "Working directory (database, certificates, logs).")
-    var directory = "/tmp/herald-bench-fcm"
+    @OptionGroup var options: FanOutOptions
 
     /// A registration token of FCM's shape (`[A-Za-z0-9_:-]`, well over 32 characters).
     static func token(_ index: Int) -> String {
@@ -36,9 +17,8 @@ struct FCMFanOut: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let driver = FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight)
+        let driver = try options.prepareDriver(defaultDirectory: "/tmp/herald-bench-fcm")
+        let directory = driver.directory
         let authority = try SimulatorCertificateAuthority(directory: directory)
         let account = try FCMTestServiceAccount(projectID: "herald-bench")
         say("machine: \(Machine.describe())")
@@ -65,27 +45,27 @@ struct FCMFanOut: AsyncParsableCommand {
 
         var results: [Result] = []
         do {
-            if target == "simulator" || target == "both" {
+            if options.measuresSimulator {
                 let database = try await driver.seed(proto: "gcm", token: Self.token)
                 var result = try await driver.measure(
                     label: "Herald → FCM simulator", tag: "simulator", provider: provider(port: simulatorPort), database: database)
                 let tokens = simulator.acceptedTokens()
-                result.note = "simulator accepted \(tokens.count) requests, \(Set(tokens).count) distinct tokens (expected \(subscribers)), "
+                result.note = "simulator accepted \(tokens.count) requests, \(Set(tokens).count) distinct tokens (expected \(driver.subscribers)), "
                     + "\(simulator.tokenExchangeCount) token exchange(s)"
                 results.append(result)
-                guard Set(tokens).count == subscribers else {
+                guard Set(tokens).count == driver.subscribers else {
                     say(result.note)
                     throw ExitCode(2)
                 }
             }
-            if target == "sink" || target == "both" {
+            if options.measuresSink {
                 let sink = try H2OSink.start(directory: directory, authority: authority, answer: .fcm)
                 defer { sink.stop() }
                 say("h2o sink on port \(sink.port)")
                 results += try await driver.sinkRuns(
-                    runs, proto: "gcm", token: Self.token, provider: provider(port: sink.port),
-                    h2load: { try H2Load.run(.fcm(projectID: account.projectID), port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!) },
-                    h2loadRequests: h2loadRequests)
+                    options.runs, proto: "gcm", token: Self.token, provider: provider(port: sink.port),
+                    h2load: { try H2Load.run(.fcm(projectID: account.projectID), port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!) },
+                    h2loadRequests: options.h2loadRequests)
             }
         } catch {
             await simulator.stop()
