@@ -125,8 +125,11 @@ public struct DeliveryEngine: Sendable {
         var rendered: [MessageVariant: RenderResult<Provider.Message>] = [:]
         // Neighbours in a page mostly share a variant: comparing with the last one is cheaper than hashing.
         var last: (variant: MessageVariant, render: RenderResult<Provider.Message>)?
-        var work: [(index: Int, message: Provider.Message, target: DeliveryTarget)] = []
-        work.reserveCapacity(attempts.count)
+        // What is sent, and for each the index of its attempt.
+        var deliveries: [(message: Provider.Message, target: DeliveryTarget)] = []
+        var attemptIndices: [Int] = []
+        deliveries.reserveCapacity(attempts.count)
+        attemptIndices.reserveCapacity(attempts.count)
         for (index, attempt) in attempts.enumerated() {
             let fields = attempt.subscriber.fields
             let variant = provider.variant(lang: fields.lang, silent: attempt.silent, badge: attempt.badge, version: fields.version)
@@ -142,7 +145,8 @@ public struct DeliveryEngine: Sendable {
             last = (variant, render)
             switch render {
             case .send(let message):
-                work.append((index, message, DeliveryTarget(subscriberID: attempt.subscriber.id, token: attempt.subscriber.token)))
+                deliveries.append((message, DeliveryTarget(subscriberID: attempt.subscriber.id, token: attempt.subscriber.token)))
+                attemptIndices.append(index)
             case .skip(let reason):
                 results[index] = .skipped(reason)
             case .fail(let outcome):
@@ -151,17 +155,17 @@ public struct DeliveryEngine: Sendable {
         }
         let metrics = self.metrics
         let nowMillis = self.nowMillis
-        let progress = SendProgress(count: work.count)
+        let progress = SendProgress(count: deliveries.count)
         // The latency of a delivery is counted from the hand-over of its batch: with the batch
         // within the provider's concurrency, that is when it was sent.
         let started = nowMillis()
         let name = provider.name
-        await provider.send(work.map { ($0.message, $0.target) }) { slot, outcome in
+        await provider.send(deliveries) { slot, outcome in
             metrics.recordSend(provider: name, outcome: outcome.outcome, milliseconds: nowMillis() - started)
             progress.complete(slot, with: outcome)
         }
         for (slot, outcome) in progress.outcomes.enumerated() {
-            if let outcome { results[work[slot].index] = .outcome(outcome) }
+            if let outcome { results[attemptIndices[slot]] = .outcome(outcome) }
         }
         return results
     }

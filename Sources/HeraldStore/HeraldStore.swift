@@ -42,15 +42,10 @@ public protocol SubscriberStore: Sendable {
     /// - Returns: `false` when there is no such subscriber.
     func deleteSubscriber(_ id: SubscriberID) async throws -> Bool
 
-    /// Increments the stored badge of each subscriber by one (absent or non-integer
-    /// counts as 0) in one transaction, and returns the badges as they were before.
-    ///
-    /// Subscribers that no longer exist are absent from the result.
-    func incrementBadges(of ids: [SubscriberID]) async throws -> [SubscriberID: String?]
-
-    /// ``incrementBadges(of:)`` for subscribers whose badges the caller has just read (an
-    /// audience page): where a stored badge still has the expected value it is incremented
-    /// without being read again; where it changed meanwhile, the stored value is used.
+    /// Increments the stored badge of each subscriber by one (absent or non-integer counts as 0)
+    /// in one transaction, starting from the badges the caller has just read (an audience page):
+    /// where a stored badge still has the expected value it is written without being read again;
+    /// where it changed meanwhile, the stored value is used. An id listed twice is incremented once.
     ///
     /// - Returns: for each expectation, in order, the badge as it was before (`.some(nil)`: none),
     ///   or `nil` when the subscriber no longer exists.

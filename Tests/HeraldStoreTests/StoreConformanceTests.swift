@@ -36,7 +36,7 @@ struct StoreConformanceTests {
             }
             _ = try await store.enqueue(.test(ids[2]), notification: sampleNotification("test"), now: Clock.t0)
             try await store.scheduleRetries(ids.map { retry($0, dueAt: 1_000, statistics: event("sport")) })
-            _ = try await store.incrementBadges(of: ids)
+            _ = try await store.incrementBadges(expecting: ids.map { BadgeExpectation(id: $0, storedBadge: nil) })
             _ = try await store.record(
                 [DeliveryRecord(subscriberID: ids[3], proto: "apns", token: "t", statisticsEvent: event("sport"),
                                 effect: .deadToken(reason: "BadDeviceToken", status: 400, invalidSince: nil))],

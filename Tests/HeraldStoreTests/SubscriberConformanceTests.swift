@@ -175,22 +175,20 @@ struct SubscriberConformanceTests {
             let untouched = try await store.register(apns(4, fields: SubscriberFields(badge: "9")), now: Clock.t0).subscriber.id
             let unknown = SubscriberID(rawValue: "nobody")
 
-            let before = try await store.incrementBadges(of: [absent, three, text, unknown])
-            #expect(before.count == 3)
-            #expect(before[absent] == .some(nil))
-            #expect(before[three] == .some("3"))
-            #expect(before[text] == .some("abc"))
-            #expect(before[unknown] == nil)
+            let before = try await store.incrementBadges(expecting: [
+                BadgeExpectation(id: absent, storedBadge: nil), BadgeExpectation(id: three, storedBadge: "3"),
+                BadgeExpectation(id: text, storedBadge: "abc"), BadgeExpectation(id: unknown, storedBadge: nil),
+            ])
+            #expect(before == [.some(nil), .some("3"), .some("abc"), nil])
 
             #expect(try await store.subscriber(absent)?.fields.badge == "1")
             #expect(try await store.subscriber(three)?.fields.badge == "4")
             #expect(try await store.subscriber(text)?.fields.badge == "1")
             #expect(try await store.subscriber(untouched)?.fields.badge == "9")
 
-            let second = try await store.incrementBadges(of: [three])
-            #expect(second == [three: "4"])
+            let second = try await store.incrementBadges(expecting: [BadgeExpectation(id: three, storedBadge: "4")])
+            #expect(second == [.some("4")])
             #expect(try await store.subscriber(three)?.fields.badge == "5")
-            #expect(try await store.incrementBadges(of: []) == [:])
         }
     }
 
@@ -231,11 +229,12 @@ struct SubscriberConformanceTests {
     func incrementBadgesPage(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 500)
-            let before = try await store.incrementBadges(of: ids)
+            let before = try await store.incrementBadges(expecting: ids.map { BadgeExpectation(id: $0, storedBadge: nil) })
             #expect(before.count == 500)
-            #expect(before.values.allSatisfy { $0 == nil })
-            let after = try await store.incrementBadges(of: ids)
-            #expect(after.values.allSatisfy { $0 == "1" })
+            #expect(before.allSatisfy { $0 == .some(nil) })
+            // Every expectation stale: the whole page is read again and incremented from what is stored.
+            let after = try await store.incrementBadges(expecting: ids.map { BadgeExpectation(id: $0, storedBadge: "7") })
+            #expect(after.allSatisfy { $0 == .some("1") })
             #expect(try await store.subscriber(ids[499])?.fields.badge == "2")
         }
     }

@@ -119,20 +119,9 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads the old badges and writes the new ones with two statements for the whole
-    /// batch, using ``BadgeLogic/incrementedStoredBadge(_:)`` so the rule lives in one
-    /// place. An id listed twice is incremented once.
-    public func incrementBadges(of ids: [SubscriberID]) async throws -> [SubscriberID: String?] {
-        guard !ids.isEmpty else { return [:] }
-        return try await pool.write { db in
-            try Self.incrementBadges(reading: ids, in: db)
-        }
-    }
-
     /// Writes each subscriber's badge incremented from the value the caller read, in one
-    /// statement, where the stored badge still has that value; the others (changed or
-    /// reset since) are read and incremented as ``incrementBadges(of:)`` does, in the same
-    /// transaction.
+    /// statement, where the stored badge still has that value; the others (changed or reset
+    /// since) are read and incremented in the same transaction. ``BadgeLogic`` holds the rule.
     public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
         guard !expectations.isEmpty else { return [] }
         return try await pool.write { db in
@@ -173,6 +162,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Reads the badges of `ids` and writes them incremented, with two statements for all of them.
     private static func incrementBadges(reading ids: [SubscriberID], in db: Database) throws -> [SubscriberID: String?] {
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
