@@ -1,5 +1,6 @@
-/// The request counter, scripted answers and random fault plan of one simulator, kept inside its locked state.
-struct HTTP1FaultPlan {
+/// The request counter, scripted answers and random fault plan of one simulator, kept inside its
+/// locked state. Its parts are internal: tests and tools use ``HTTP1FaultInjecting``'s controls.
+public struct HTTP1FaultPlan: Sendable {
     /// Requests received so far, whatever their outcome.
     private(set) var requests = 0
     var faults = HTTP1SimulatorFaults.none

@@ -15,7 +15,7 @@ import Hummingbird
 /// let channel = simulator.makeChannel()      // a subscriber's token
 /// // provider option endpoint: simulator.origin
 /// ```
-public final class MPNSSimulator: Sendable {
+public final class MPNSSimulator: HTTP1FaultInjecting {
     /// Faults injected into notification requests.
     public typealias Faults = HTTP1SimulatorFaults
     /// What a scripted request gets.
@@ -93,24 +93,9 @@ public final class MPNSSimulator: Sendable {
 
     // MARK: Fault injection
 
-    /// The current random fault plan.
-    public var faults: Faults {
-        store.state.withLock { $0.faults.faults }
-    }
-
-    /// Replaces the random fault plan; takes effect for the next request.
-    public func setFaults(_ faults: Faults) {
-        store.state.withLock { $0.faults.faults = faults }
-    }
-
-    /// Makes request number `number` (1-based, see ``Statistics/requests``) get `injection`.
-    public func inject(_ injection: Injection, atRequest number: Int) {
-        store.state.withLock { $0.faults.scripted[number] = injection }
-    }
-
-    /// Makes the next requests get `injections`, one each, in order (before the random fault plan).
-    public func injectNext(_ injections: [Injection]) {
-        store.state.withLock { $0.faults.queued.append(contentsOf: injections) }
+    /// Runs `body` on the fault plan under the state lock (``HTTP1FaultInjecting``'s controls use it).
+    public func withFaultPlan<Result>(_ body: (inout HTTP1FaultPlan) -> Result) -> Result {
+        store.state.withLock { body(&$0.faults) }
     }
 
     // MARK: Recording
