@@ -195,12 +195,13 @@ extension HTTP2Connection {
         }
     }
 
-    /// Builds `[TLS] → NIOHTTP2Handler → HTTP2ConnectionHandler`, synchronously in the channel initializer.
+    /// Builds `[TLS] → write coalescing → NIOHTTP2Handler → HTTP2ConnectionHandler`, synchronously in the channel initializer.
     private func configurePipeline(_ channel: any Channel, readyDeadline: NIODeadline) throws {
         let pipeline = channel.pipeline.syncOperations
         if let sslContext = self.settings.sslContext {
             try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: self.settings.sniHostname))
         }
+        try pipeline.addHandler(HTTP2WriteCoalescingHandler())
         let handler = HTTP2ConnectionHandler(
             id: self.id,
             settings: self.settings,
