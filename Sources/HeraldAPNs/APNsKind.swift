@@ -16,7 +16,7 @@ public struct APNsKind: ProviderKind {
         [
             "environment", "endpoint", "topic", "team_id", "key_id", "key_file", "cert_file", "cert_key_file",
             "payload_filter", "category", "content_available", "alert_title",
-            "max_connections", "max_concurrent", "request_timeout",
+            "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout",
         ]
     }
 
@@ -98,6 +98,7 @@ public struct APNsKind: ProviderKind {
         )
         var poolConfiguration = HTTP2ClientConfiguration(host: host, port: port, tls: tls)
         if let limit = try options.int("max_connections", in: 1...64) { poolConfiguration.maxConnections = limit }
+        if let limit = try options.int("max_streams_per_connection", in: 1...100_000) { poolConfiguration.maxConcurrentStreamsPerConnection = limit }
         poolConfiguration.streamDeadline = settings.requestTimeout
         let pool = HTTP2ConnectionPool(configuration: poolConfiguration, logger: environment.logger)
         return APNsProvider(name: name, settings: settings, renderer: renderer, pool: pool, token: token, logger: environment.logger)

@@ -30,7 +30,7 @@ import Testing
         let kind = FCMKind()
         #expect(kind.name == "fcm")
         #expect(kind.optionKeys == [
-            "service_account_file", "service_account", "endpoint", "token_endpoint", "max_connections", "max_concurrent", "request_timeout",
+            "service_account_file", "service_account", "endpoint", "token_endpoint", "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout",
         ])
     }
 
