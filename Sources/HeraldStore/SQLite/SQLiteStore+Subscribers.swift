@@ -119,46 +119,46 @@ extension SQLiteStore {
         }
     }
 
-    /// Writes each subscriber's badge incremented from the value the caller read, in one
-    /// statement, where the stored badge still has that value; the others (changed or reset
-    /// since) are read and incremented in the same transaction. ``BadgeLogic`` holds the rule.
+    /// Writes each subscriber's badge incremented from the value the caller read, where the stored
+    /// badge still has that value; the others (changed or reset since) are read and incremented in
+    /// the same transaction. ``BadgeLogic`` holds the rule.
+    ///
+    /// One prepared statement per subscriber: for a page of a thousand it costs less than one
+    /// statement over a JSON array of them, whose building and parsing cost more than the steps.
     public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
         guard !expectations.isEmpty else { return [] }
         return try await pool.write { db in
-            var rows: [[SQLiteCodec.JSONScalar]] = []
-            rows.reserveCapacity(expectations.count)
-            for expectation in expectations {
-                rows.append([
-                    .text(expectation.id.rawValue),
-                    expectation.storedBadge.map { .text($0) } ?? .null,
-                    .text(BadgeLogic.incrementedStoredBadge(expectation.storedBadge)),
-                ])
-            }
             // `IS` so that an absent badge matches an expected absent one.
-            let updated = try String.fetchAll(
-                db.cachedStatement(sql: """
-                    UPDATE subscribers SET badge = new.badge
-                    FROM (
-                        SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS old,
-                               json_extract(value, '$[2]') AS badge
-                        FROM json_each(?)
-                    ) AS new
-                    WHERE subscribers.id = new.id AND subscribers.badge IS new.old
-                    RETURNING subscribers.id
-                    """),
-                arguments: [SQLiteCodec.jsonRows(rows)]
-            )
-            // A row is returned once however often it is listed: as many rows as expectations
-            // means distinct ids all written, the usual case, which needs no lookups.
-            if updated.count == expectations.count {
-                return expectations.map { .some($0.storedBadge) }
+            let update = try db.cachedStatement(sql: "UPDATE subscribers SET badge = ? WHERE id = ? AND badge IS ?")
+            var result: [String??] = []
+            result.reserveCapacity(expectations.count)
+            var stale: [Int] = []
+            for expectation in expectations {
+                update.setUncheckedArguments([
+                    BadgeLogic.incrementedStoredBadge(expectation.storedBadge), expectation.id.rawValue, expectation.storedBadge,
+                ])
+                try update.execute()
+                if db.changesCount > 0 {
+                    result.append(.some(expectation.storedBadge))
+                } else {
+                    stale.append(result.count)
+                    result.append(nil)
+                }
             }
-            let written = Set(updated)
-            let stale = expectations.filter { !written.contains($0.id.rawValue) }.map(\.id)
-            let reread = stale.isEmpty ? [:] : try Self.incrementBadges(reading: stale, in: db)
-            return expectations.map { expectation in
-                written.contains(expectation.id.rawValue) ? .some(expectation.storedBadge) : reread[expectation.id]
+            guard !stale.isEmpty else { return result }
+            // An id listed twice was written at its first listing, which answers for both: it is
+            // incremented once. The rest changed meanwhile, or are gone.
+            var written: [SubscriberID: String?] = [:]
+            for (index, expectation) in expectations.enumerated() where result[index] != nil && written[expectation.id] == nil {
+                written[expectation.id] = .some(expectation.storedBadge)
             }
+            let changed = stale.map { expectations[$0].id }.filter { written[$0] == nil }
+            let reread = changed.isEmpty ? [:] : try Self.incrementBadges(reading: changed, in: db)
+            for index in stale {
+                let id = expectations[index].id
+                result[index] = written[id] ?? reread[id]
+            }
+            return result
         }
     }
 
