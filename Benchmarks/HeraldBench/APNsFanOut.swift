@@ -17,6 +17,7 @@ struct APNsFanOut: AsyncParsableCommand {
         let keyFile = directory + "/AuthKey_BENCHKEY01.p8"
         try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
         say("machine: \(Machine.describe())")
+        let tuning = try options.providerOptionLines(defaults: ["max_connections": "8"])
         func provider(port: Int) -> String {
             """
                 apns:
@@ -27,7 +28,7 @@ struct APNsFanOut: AsyncParsableCommand {
                   team_id: BENCHTEAM1
                   key_id: BENCHKEY01
                   key_file: \(keyFile)
-                  max_connections: 4
+            \(tuning)
             """
         }
         func token(_ index: Int) -> String {
@@ -59,8 +60,15 @@ struct APNsFanOut: AsyncParsableCommand {
             say("h2o sink on port \(sink.port)")
             results += try await driver.sinkRuns(
                 options.runs, proto: "apns", token: token, provider: provider(port: sink.port),
-                h2load: { try H2Load.run(.apns, port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!) },
-                h2loadRequests: options.h2loadRequests)
+                h2load: [
+                    // Herald's shape: every request names another device, so its path is an HPACK
+                    // literal, as Herald's are. (The same run with one token for every request, whose
+                    // path HPACK sends as a table index, measured the same rate.)
+                    FanOutDriver.H2LoadVariant(label: "") {
+                        try H2Load.run(.apns(distinctTokens: true), port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!)
+                    },
+                ],
+                h2loadRequests: options.h2loadRequests, sinkCPUSeconds: sink.cpuSeconds)
         }
         FanOutDriver.report(results)
     }

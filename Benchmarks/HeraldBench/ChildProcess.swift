@@ -31,7 +31,12 @@ struct ChildProcess {
 
     /// User + system CPU seconds so far.
     func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+        Self.cpuSeconds(of: process.processIdentifier)
+    }
+
+    /// User + system CPU seconds of process `pid` so far (0 if it is gone).
+    static func cpuSeconds(of pid: pid_t) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")

@@ -32,6 +32,7 @@ struct FCMFanOut: AsyncParsableCommand {
         let simulatorPort = try await simulator.start()
         let accountFile = directory + "/service-account.json"
         try account.write(to: accountFile, tokenURI: simulator.tokenURL!)
+        let tuning = try options.providerOptionLines(defaults: ["max_connections": "8"])
         func provider(port: Int) -> String {
             """
                 gcm:
@@ -39,7 +40,7 @@ struct FCMFanOut: AsyncParsableCommand {
                   endpoint: https://127.0.0.1:\(port)
                   ca_file: \(authority.caCertificateFile!)
                   service_account_file: \(accountFile)
-                  max_connections: 4
+            \(tuning)
             """
         }
 
@@ -64,8 +65,10 @@ struct FCMFanOut: AsyncParsableCommand {
                 say("h2o sink on port \(sink.port)")
                 results += try await driver.sinkRuns(
                     options.runs, proto: "gcm", token: Self.token, provider: provider(port: sink.port),
-                    h2load: { try H2Load.run(.fcm(projectID: account.projectID), port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!) },
-                    h2loadRequests: options.h2loadRequests)
+                    h2load: [FanOutDriver.H2LoadVariant(label: "") {
+                        try H2Load.run(.fcm(projectID: account.projectID), port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!)
+                    }],
+                    h2loadRequests: options.h2loadRequests, sinkCPUSeconds: sink.cpuSeconds)
             }
         } catch {
             await simulator.stop()

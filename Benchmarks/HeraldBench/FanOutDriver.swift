@@ -14,7 +14,9 @@ struct FanOutDriver {
     /// Working directory (databases, configurations, logs).
     var directory: String
     /// Herald's `delivery.in_flight`: deliveries started and not yet recorded, at most.
-    var inFlight = 4000
+    var inFlight = 8000
+    /// Herald's `delivery.batch_size`: the audience page.
+    var batchSize = 1000
 
     /// A fresh database with `subscribers` subscribers of `proto`, tokens from `token`, subscribed to `bench`.
     func seed(proto: String, token: (Int) -> String) async throws -> String {
@@ -40,7 +42,7 @@ struct FanOutDriver {
             log:
               level: warning
             delivery:
-              batch_size: 1000
+              batch_size: \(batchSize)
               in_flight: \(inFlight)
               concurrent_jobs: 1
             providers:
@@ -101,33 +103,56 @@ struct FanOutDriver {
         return Int(total)
     }
 
-    /// Runs Herald against the sink and h2load against the same sink `runs` times, alternately,
-    /// each Herald run on a freshly seeded database; the ratio is taken per pair and reported
-    /// with the median, since other work on a 2-core machine moves single runs by ±15 %.
+    /// An h2load run against the sink: what it sends, and the run.
+    struct H2LoadVariant {
+        /// Names the request shape in the results ("" for the only one).
+        var label: String
+        /// Runs h2load and returns its requests per second.
+        var run: () throws -> Double
+    }
+
+    /// Runs Herald against the sink and each h2load variant against the same sink `runs` times,
+    /// alternately, each Herald run on a freshly seeded database; the ratio is taken per pair and
+    /// reported with the median, since other work on a 2-core machine moves single runs by ±15 %.
     func sinkRuns(
         _ runs: Int, proto: String, token: (Int) -> String, provider: String,
-        h2load: () throws -> Double, h2loadRequests: Int
+        h2load variants: [H2LoadVariant], h2loadRequests: Int, sinkCPUSeconds: () -> Double
     ) async throws -> [Result] {
         var results: [Result] = []
-        var ratios: [Double] = []
+        var ratios: [[Double]] = Array(repeating: [], count: variants.count)
         for run in 1...max(1, runs) {
             let database = try await seed(proto: proto, token: token)
             let label = runs > 1 ? "Herald → h2o sink (run \(run))" : "Herald → h2o sink"
+            let sinkCPUBefore = sinkCPUSeconds()
             var result = try await measure(label: label, tag: "sink", provider: provider, database: database)
+            result.sinkMicrosecondsPerRequest = (sinkCPUSeconds() - sinkCPUBefore) / Double(subscribers) * 1e6
             try? FileManager.default.removeItem(atPath: database)
-            say("Herald done; running h2load")
-            let limit = try h2load()
-            ratios.append(result.rate / limit)
-            result.note = String(format: "h2load against the same sink: %.0f req/s; Herald/h2load = %.3f", limit, result.rate / limit)
+            var notes: [String] = []
+            var rows: [Result] = []
+            for (index, variant) in variants.enumerated() {
+                say("Herald done; running h2load\(variant.label.isEmpty ? "" : ", " + variant.label)")
+                let sinkCPUBefore = sinkCPUSeconds()
+                let limit = try variant.run()
+                let sinkMicroseconds = (sinkCPUSeconds() - sinkCPUBefore) / Double(h2loadRequests) * 1e6
+                ratios[index].append(result.rate / limit)
+                let shape = variant.label.isEmpty ? "" : " (\(variant.label))"
+                notes.append(String(format: "h2load%@ against the same sink: %.0f req/s; Herald/h2load = %.3f", shape, limit, result.rate / limit))
+                let runLabel = runs > 1 ? "run \(run), " : ""
+                rows.append(Result(
+                    label: "h2load → h2o sink (\(runLabel)\(variant.label.isEmpty ? "" : variant.label + ", ")this machine's practical limit)",
+                    rate: limit, seconds: Double(h2loadRequests) / limit, sinkMicrosecondsPerRequest: sinkMicroseconds))
+            }
+            result.note = notes.joined(separator: "; ")
             results.append(result)
-            results.append(Result(
-                label: runs > 1 ? "h2load → h2o sink (run \(run), this machine's practical limit)" : "h2load → h2o sink (this machine's practical limit)",
-                rate: limit, seconds: Double(h2loadRequests) / limit))
+            results += rows
         }
-        if ratios.count > 1, let last = results.indices.last {
-            let sorted = ratios.sorted()
-            let ratioList = ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")
-            results[last].note = String(format: "Herald/h2load per run: %@; median %.3f", ratioList, sorted[sorted.count / 2])
+        if runs > 1, let last = results.indices.last {
+            results[last].note = zip(variants, ratios).map { variant, ratios in
+                let sorted = ratios.sorted()
+                let ratioList = ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+                let shape = variant.label.isEmpty ? "" : " (\(variant.label))"
+                return String(format: "Herald/h2load%@ per run: %@; median %.3f", shape, ratioList, sorted[sorted.count / 2])
+            }.joined(separator: "\n")
         }
         return results
     }
@@ -135,8 +160,8 @@ struct FanOutDriver {
     /// Prints the results table and notes.
     static func report(_ results: [Result]) {
         say("")
-        say("| run | notifications/s | publish → first answer | publish → last answer | Herald peak RSS | Herald CPU (cores) |")
-        say("|---|---:|---:|---:|---:|---:|")
+        say("| run | notifications/s | publish → first answer | publish → last answer | Herald peak RSS | Herald CPU (cores) | h2o CPU µs per request |")
+        say("|---|---:|---:|---:|---:|---:|---:|")
         for result in results {
             say(result.row)
         }
@@ -163,13 +188,16 @@ struct Result {
     /// From the publish to the first poll that saw an answer (polls are 50 ms apart).
     var firstAnswerSeconds: Double?
     var failed = 0
+    /// The sink's CPU time per request, where measured.
+    var sinkMicrosecondsPerRequest: Double?
     var note = ""
 
     var row: String {
         let rss = peakRSSMiB.map { String(format: "%.0f MiB", $0) } ?? "—"
         let cpu = cpuCores.map { String(format: "%.2f", $0) } ?? "—"
         let first = firstAnswerSeconds.map { String(format: "%.2f s", $0) } ?? "—"
-        return "| \(label) | \(String(format: "%.0f", rate)) | \(first) | \(String(format: "%.2f s", seconds)) | \(rss) | \(cpu) |"
+        let sink = sinkMicrosecondsPerRequest.map { String(format: "%.1f", $0) } ?? "—"
+        return "| \(label) | \(String(format: "%.0f", rate)) | \(first) | \(String(format: "%.2f s", seconds)) | \(rss) | \(cpu) | \(sink) |"
     }
 }
 

@@ -13,13 +13,19 @@ struct FanOutOptions: ParsableArguments {
     var herald = ".build/release/herald"
 
     @Option(help: "Herald's delivery.in_flight.")
-    var inFlight = 4000
+    var inFlight = 8000
 
     @Option(help: "Sink runs (Herald, then h2load, each time); the ratio's median is reported.")
     var runs = 1
 
     @Option(help: "Requests h2load sends to the sink.")
     var h2loadRequests = 200_000
+
+    @Option(help: "Herald's delivery.batch_size: the audience page.")
+    var batchSize = 1000
+
+    @Option(name: .customLong("provider-option"), help: "key=value added to the provider's configuration (repeatable), e.g. max_connections=8.")
+    var providerOptions: [String] = []
 
     @Option(help: "Working directory (database, certificates, logs); each benchmark has its own default.")
     var directory: String?
@@ -36,6 +42,25 @@ struct FanOutOptions: ParsableArguments {
         let directory = self.directory ?? defaultDirectory
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight)
+        return FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight, batchSize: batchSize)
+    }
+
+    /// The provider's tuning keys as YAML lines indented for a provider entry: `defaults`, then
+    /// `--provider-option`s, which replace defaults of the same key.
+    func providerOptionLines(defaults: KeyValuePairs<String, String>) throws -> String {
+        var options: [(key: String, value: String)] = defaults.map { ($0.key, $0.value) }
+        for option in providerOptions {
+            guard let equals = option.firstIndex(of: "="), equals != option.startIndex else {
+                throw BenchError("--provider-option expects key=value, got \(option)")
+            }
+            let key = String(option[..<equals])
+            let value = String(option[option.index(after: equals)...])
+            if let index = options.firstIndex(where: { $0.key == key }) {
+                options[index].value = value
+            } else {
+                options.append((key, value))
+            }
+        }
+        return options.map { "      \($0.key): \($0.value)" }.joined(separator: "\n")
     }
 }

@@ -79,6 +79,12 @@ struct H2OSink {
         ChildProcess.waitForExit(process.process)
     }
 
+    /// CPU seconds used so far by h2o and its helper processes.
+    func cpuSeconds() -> Double {
+        let master = process.process.processIdentifier
+        return ([master] + Self.descendants(of: master)).reduce(0) { $0 + ChildProcess.cpuSeconds(of: $1) }
+    }
+
     /// Every process whose parent chain leads to `root`, from /proc.
     static func descendants(of root: pid_t) -> [pid_t] {
         var parents: [pid_t: pid_t] = [:]
@@ -111,8 +117,9 @@ struct H2OError: Error, CustomStringConvertible {
 enum H2Load {
     /// The request shapes h2load can send.
     enum Shape {
-        /// An APNs notification to one device.
-        case apns
+        /// APNs notifications: to a distinct device per request (h2load reads the paths from a
+        /// file, as many as requests), or all to one device.
+        case apns(distinctTokens: Bool)
         /// An FCM HTTP v1 `messages:send` to one registration token.
         case fcm(projectID: String)
 
@@ -157,9 +164,24 @@ enum H2Load {
         try shape.body.write(toFile: body, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
+        var target = [shape.path(port: port)]
+        if case .apns(distinctTokens: true) = shape {
+            // h2load takes the paths of a file in turn, on each connection: with as many as requests,
+            // no connection repeats one.
+            let uris = FileManager.default.temporaryDirectory.appendingPathComponent("h2load-uris.txt").path
+            let base = "https://127.0.0.1:\(port)/3/device/"
+            var text = ""
+            text.reserveCapacity(requests * (base.count + 65))
+            for index in 0..<requests {
+                let hex = String(index, radix: 16)
+                text += base + String(repeating: "a", count: 64 - hex.count) + hex + "\n"
+            }
+            try text.write(toFile: uris, atomically: true, encoding: .utf8)
+            target = ["-i", uris]
+        }
         process.arguments = ["-n", "\(requests)", "-c", "4", "-m", "100", "-t", "1", "-d", body]
             + shape.headers.flatMap { ["-H", $0] }
-            + [shape.path(port: port)]
+            + target
         // A file, not a pipe: h2load's output then never blocks it, whatever its size.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("h2load.log").path
         FileManager.default.createFile(atPath: log, contents: nil)

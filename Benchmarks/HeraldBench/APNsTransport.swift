@@ -1,0 +1,155 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import HeraldAPNs
+import HeraldCore
+import HeraldSimulators
+import Logging
+import Synchronization
+
+/// Herald's APNs provider alone (payload rendering, token, request building, the HTTP/2 pool over
+/// nio-http2 + TLS) against the h2o sink, with no store, pipeline or server: the ceiling that the
+/// transport sets for the whole fan-out, measured beside h2load in the same run.
+struct APNsTransport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apns-transport",
+        abstract: "Herald's APNs provider and HTTP/2 pool alone against the h2o sink, beside h2load.")
+
+    @Option(help: "Notifications to send.")
+    var notifications = 100_000
+
+    @Option(help: "Deliveries per batch handed to the provider (Herald's delivery.batch_size).")
+    var batchSize = 1000
+
+    @Option(help: "Batches in flight at once (Herald's delivery.in_flight / batch_size).")
+    var batchesInFlight = 8
+
+    @Option(help: "HTTP/2 connections (the provider's max_connections).")
+    var maxConnections = 8
+
+    @Option(help: "Runs (the provider, then h2load, each time); the ratio's median is reported.")
+    var runs = 3
+
+    @Option(help: "Requests h2load sends to the sink.")
+    var h2loadRequests = 200_000
+
+    @Option(help: "Working directory (certificates, sink configuration).")
+    var directory = "/tmp/herald-bench-apns-transport"
+
+    func run() async throws {
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let authority = try SimulatorCertificateAuthority(directory: directory)
+        let key = P256.Signing.PrivateKey()
+        let keyFile = directory + "/AuthKey_BENCHKEY01.p8"
+        try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        say("machine: \(Machine.describe())")
+        let sink = try H2OSink.start(directory: directory, authority: authority, answer: .apns)
+        defer { sink.stop() }
+        say("h2o sink on port \(sink.port)")
+
+        let values: [(String, String)] = [
+            ("endpoint", "https://127.0.0.1:\(sink.port)"), ("ca_file", authority.caCertificateFile!),
+            ("topic", "com.example.bench"), ("team_id", "BENCHTEAM1"), ("key_id", "BENCHKEY01"), ("key_file", keyFile),
+            ("max_connections", "\(maxConnections)"),
+        ]
+        let section = ConfigSection(
+            path: "providers.apns", values: .init(uniqueKeysWithValues: values.map { ($0.0, ConfigValue.scalar($0.1)) }))
+        let logger = Logger(label: "bench.apns", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        var results: [Result] = []
+        var ratios: [Double] = []
+        for run in 1...max(1, runs) {
+            // A fresh provider per run: new connections, as a freshly started Herald has.
+            let provider = try await APNsKind().makeProvider(name: "apns", options: section, environment: ProviderEnvironment(logger: logger))
+            var sinkCPU = sink.cpuSeconds()
+            var result = try await measure(provider, label: runs > 1 ? "APNs provider alone → h2o sink (run \(run))" : "APNs provider alone → h2o sink")
+            result.sinkMicrosecondsPerRequest = (sink.cpuSeconds() - sinkCPU) / Double(notifications) * 1e6
+            await provider.shutdown()
+            sinkCPU = sink.cpuSeconds()
+            let limit = try H2Load.run(.apns(distinctTokens: true), port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!)
+            var yardstick = Result(label: "h2load → h2o sink" + (runs > 1 ? " (run \(run))" : ""), rate: limit, seconds: Double(h2loadRequests) / limit)
+            yardstick.sinkMicrosecondsPerRequest = (sink.cpuSeconds() - sinkCPU) / Double(h2loadRequests) * 1e6
+            ratios.append(result.rate / limit)
+            result.note = String(format: "h2load against the same sink: %.0f req/s; provider/h2load = %.3f", limit, result.rate / limit)
+            results.append(result)
+            results.append(yardstick)
+        }
+        if ratios.count > 1, let last = results.indices.last {
+            let ratioList = ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+            results[last].note = String(format: "provider/h2load per run: %@; median %.3f", ratioList, ratios.sorted()[ratios.count / 2])
+        }
+        say("")
+        say("| run | notifications/s | client CPU µs per notification | h2o CPU µs per request | wall time | client CPU (cores) |")
+        say("|---|---:|---:|---:|---:|---:|")
+        for result in results {
+            let cpu = result.cpuCores.map { String(format: "%.2f", $0) } ?? "—"
+            let perNotification = result.cpuCores.map { String(format: "%.1f", $0 * result.seconds / Double(notifications) * 1e6) } ?? "—"
+            let sink = result.sinkMicrosecondsPerRequest.map { String(format: "%.1f", $0) } ?? "—"
+            say("| \(result.label) | \(String(format: "%.0f", result.rate)) | \(perNotification) | \(sink) | \(String(format: "%.2f s", result.seconds)) | \(cpu) |")
+        }
+        for result in results where !result.note.isEmpty { say("\n\(result.label): \(result.note)") }
+    }
+
+    /// Sends `notifications` distinct-token notifications through `provider` in batches, as the
+    /// fan-out does, and counts every answer.
+    private func measure<Provider: PushProvider>(_ provider: Provider, label: String) async throws -> Result {
+        let notification = PublishedEvent(event: "bench", message: LocalizedText(["default": "Benchmark"]), data: ["n": "1"])
+        guard case .send(let message) = provider.render(notification, for: provider.variant(lang: nil, silent: false, badge: 1, version: nil)) else {
+            throw BenchError("the provider rendered no message")
+        }
+        let batches = stride(from: 0, to: notifications, by: batchSize).map { start in
+            (start..<min(start + batchSize, notifications)).map { index in
+                let hex = String(index, radix: 16)
+                let token = String(repeating: "0", count: 64 - hex.count) + hex
+                return (message: message, target: DeliveryTarget(subscriberID: SubscriberID(rawValue: "s\(index)"), token: token))
+            }
+        }
+        let delivered = Counter()
+        let cpuBefore = Self.processCPUSeconds()
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            var next = 0
+            func startBatch() {
+                let batch = batches[next]
+                next += 1
+                group.addTask {
+                    await provider.send(batch) { _, outcome in
+                        if outcome.outcome == .delivered { delivered.add() }
+                    }
+                }
+            }
+            while next < min(batchesInFlight, batches.count) { startBatch() }
+            while await group.next() != nil {
+                if next < batches.count { startBatch() }
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let cpu = Self.processCPUSeconds() - cpuBefore
+        guard delivered.value == notifications else {
+            throw BenchError("\(label): \(delivered.value) of \(notifications) delivered")
+        }
+        return Result(label: label, rate: Double(notifications) / seconds, seconds: seconds, cpuCores: cpu / seconds)
+    }
+
+    /// This process's user + system CPU time.
+    private static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
+/// A count shared by the provider's report callbacks.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    func add() {
+        count.withLock { $0 += 1 }
+    }
+
+    var value: Int {
+        count.withLock { $0 }
+    }
+}
