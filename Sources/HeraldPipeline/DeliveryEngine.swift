@@ -153,15 +153,14 @@ public struct DeliveryEngine: Sendable {
                 results[index] = .outcome(outcome)
             }
         }
-        let metrics = self.metrics
+        let recorder = metrics.sendRecorder(provider: provider.name)
         let nowMillis = self.nowMillis
         let progress = SendProgress(count: deliveries.count)
         // The latency of a delivery is counted from the hand-over of its batch: with the batch
         // within the provider's concurrency, that is when it was sent.
         let started = nowMillis()
-        let name = provider.name
         await provider.send(deliveries) { slot, outcome in
-            metrics.recordSend(provider: name, outcome: outcome.outcome, milliseconds: nowMillis() - started)
+            recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
             progress.complete(slot, with: outcome)
         }
         for (slot, outcome) in progress.outcomes.enumerated() {

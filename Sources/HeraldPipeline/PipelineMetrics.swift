@@ -31,9 +31,21 @@ struct PipelineMetrics: Sendable {
         self.deadLetters = deadLetters
     }
 
-    func recordSend(provider: String, outcome: DeliveryOutcome.Class, milliseconds: Int64) {
-        deliveries[provider]?[outcome]?.increment()
-        latency[provider]?.recordMilliseconds(milliseconds)
+    /// The instruments of `provider`'s sends, found once for a batch rather than by name per delivery.
+    func sendRecorder(provider: String) -> SendRecorder {
+        SendRecorder(byOutcome: deliveries[provider] ?? [:], latency: latency[provider])
+    }
+
+    /// One provider's delivery counters and latency timer.
+    struct SendRecorder: Sendable {
+        let byOutcome: [DeliveryOutcome.Class: Counter]
+        let latency: Metrics.Timer?
+
+        /// Counts an answer and records its latency.
+        func record(_ outcome: DeliveryOutcome.Class, milliseconds: Int64) {
+            byOutcome[outcome]?.increment()
+            latency?.recordMilliseconds(milliseconds)
+        }
     }
 
     func recordRetry(provider: String) {
