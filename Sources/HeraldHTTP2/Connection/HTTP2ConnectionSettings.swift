@@ -73,6 +73,9 @@ struct HTTP2ConnectionSettings: Sendable {
         // (HTTPTypes field names and values, tokens validated at registration), and of a response it
         // reads only `:status`, parsed as a number, and fields through HTTPTypes, which checks them.
         http2.connection.headerBlockValidation = .disabled
+        // Likewise the content-length check parses the field of every header block: requests carry
+        // none, and a response body is read whole to END_STREAM whatever length it announced.
+        http2.connection.contentLengthValidation = .disabled
         self.http2 = http2
     }
 }
