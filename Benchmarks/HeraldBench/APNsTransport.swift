@@ -27,6 +27,9 @@ struct APNsTransport: AsyncParsableCommand {
     @Option(help: "HTTP/2 connections (the provider's max_connections).")
     var maxConnections = 8
 
+    @Option(help: "The provider's max_streams_per_connection.")
+    var maxStreamsPerConnection = 1000
+
     @Option(help: "Runs (the provider, then h2load, each time); the ratio's median is reported.")
     var runs = 3
 
@@ -51,7 +54,7 @@ struct APNsTransport: AsyncParsableCommand {
         let values: [(String, String)] = [
             ("endpoint", "https://127.0.0.1:\(sink.port)"), ("ca_file", authority.caCertificateFile!),
             ("topic", "com.example.bench"), ("team_id", "BENCHTEAM1"), ("key_id", "BENCHKEY01"), ("key_file", keyFile),
-            ("max_connections", "\(maxConnections)"),
+            ("max_connections", "\(maxConnections)"), ("max_streams_per_connection", "\(maxStreamsPerConnection)"),
         ]
         let section = ConfigSection(
             path: "providers.apns", values: .init(uniqueKeysWithValues: values.map { ($0.0, ConfigValue.scalar($0.1)) }))
