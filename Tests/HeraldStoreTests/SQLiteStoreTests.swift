@@ -73,40 +73,6 @@ struct SQLiteStoreTests {
         #expect(try await store.statistics(of: .broadcast)?.subscribers == 2)
     }
 
-    @Test("migration v6 moves stored badges to their own table; increments and cascades use it")
-    func badgesMigration() async throws {
-        let path = TemporaryDatabases.newPath()
-        do {
-            let pool = try DatabasePool(path: path)
-            try SQLiteSchema.migrator.migrate(pool, upTo: "v5-subscriber-counts")
-            try await pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO subscribers (id, proto, token, identity, badge, created, updated) VALUES
-                        ('s0', 'apns', 't0', 't0', '7', 0, 0), ('s1', 'apns', 't1', 't1', NULL, 0, 0), ('s2', 'apns', 't2', 't2', 'x', 0, 0)
-                    """)
-            }
-            try pool.close()
-        }
-        let store = try SQLiteStore(path: path)
-        defer { try? store.close() }
-        #expect(try await store.subscriber(SubscriberID(rawValue: "s0"))?.fields.badge == "7")
-        #expect(try await store.subscriber(SubscriberID(rawValue: "s1"))?.fields.badge == nil)
-        #expect(try await store.subscriber(SubscriberID(rawValue: "s2"))?.fields.badge == "x")
-        let before = try await store.incrementBadges(expecting: ["s0", "s1", "s2"].map {
-            BadgeExpectation(id: SubscriberID(rawValue: $0), storedBadge: nil)
-        })
-        // s0 and s2 had badges the caller did not expect: read again; s1 had none, as expected.
-        #expect(before == [.some("7"), .some(nil), .some("x")])
-        #expect(try await store.subscriber(SubscriberID(rawValue: "s0"))?.fields.badge == "8")
-        #expect(try await store.subscriber(SubscriberID(rawValue: "s1"))?.fields.badge == "1")
-        #expect(try await store.subscriber(SubscriberID(rawValue: "s2"))?.fields.badge == "1")
-        #expect(try await store.deleteSubscriber(SubscriberID(rawValue: "s0")))
-        let orphans = try await store.pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM badges WHERE subscriber_id NOT IN (SELECT id FROM subscribers)")
-        }
-        #expect(orphans == 0)
-    }
-
     @Test("data survives closing and reopening; the migration runs once")
     func reopen() async throws {
         let path = TemporaryDatabases.newPath()
@@ -123,7 +89,7 @@ struct SQLiteStoreTests {
         let jobs = try await second.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
         #expect(jobs.map(\.notification) == [sampleNotification()])
         let migrations = try await second.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges"])
+        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts"])
         let journal = try await second.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
     }
@@ -188,20 +154,11 @@ struct SQLiteStoreTests {
             WHERE sub.event = 'e' AND sub.subscriber_id > 'a' ORDER BY sub.subscriber_id LIMIT 500
             """),
         ("broadcast page", "SELECT \(SQLiteCodec.subscriberColumns("s")) FROM subscribers AS s WHERE s.id > 'a' ORDER BY s.id LIMIT 500"),
-        ("badge read", """
-            SELECT s.id, b.badge FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
-            WHERE s.id IN (SELECT value FROM json_each('[]'))
-            """),
-        ("badge increment", "UPDATE badges SET badge = '2' WHERE subscriber_id = 'a' AND badge = '1'"),
-        ("first badge", """
-            INSERT INTO badges (subscriber_id, badge)
-            SELECT 'a', '1' WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = 'a')
-            ON CONFLICT (subscriber_id) DO NOTHING
-            """),
+        ("badge read", "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each('[]'))"),
         ("badge write", """
-            INSERT INTO badges (subscriber_id, badge)
-            SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each('[]') WHERE true
-            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
+            UPDATE subscribers SET badge = new.badge
+            FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge FROM json_each('[]')) AS new
+            WHERE subscribers.id = new.id
             """),
         ("audience exists", "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE event = 'e')"),
         ("subscriber's events", "SELECT DISTINCT event FROM subscriptions WHERE subscriber_id IN (SELECT value FROM json_each('[]'))"),

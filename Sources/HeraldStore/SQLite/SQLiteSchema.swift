@@ -170,21 +170,6 @@ enum SQLiteSchema {
                 END;
                 """)
         }
-        migrator.registerMigration("v6-badges") { db in
-            // Every APNs (and WNS badge) delivery increments its subscriber's badge: in the wide
-            // subscribers row that rewrote the whole record and dirtied a page per few dozen
-            // subscribers, which made the increment the largest part of a fan-out's SQLite work.
-            // A narrow table of its own makes it a small record among hundreds per page. Only
-            // subscribers with a badge have a row.
-            try db.execute(sql: """
-                CREATE TABLE badges (
-                    subscriber_id TEXT NOT NULL PRIMARY KEY REFERENCES subscribers (id) ON DELETE CASCADE,
-                    badge TEXT NOT NULL
-                ) STRICT, WITHOUT ROWID;
-                INSERT INTO badges (subscriber_id, badge) SELECT id, badge FROM subscribers WHERE badge IS NOT NULL;
-                ALTER TABLE subscribers DROP COLUMN badge;
-                """)
-        }
         return migrator
     }
 }

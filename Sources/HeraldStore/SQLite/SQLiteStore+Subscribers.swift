@@ -47,6 +47,7 @@ extension SQLiteStore {
                 UPDATE subscribers SET
                     token = ?,
                     lang = coalesce(?, lang),
+                    badge = coalesce(?, badge),
                     version = coalesce(?, version),
                     category = coalesce(?, category),
                     content_available = coalesce(?, content_available),
@@ -56,45 +57,30 @@ extension SQLiteStore {
                 RETURNING \(SQLiteCodec.subscriberColumns())
                 """),
             arguments: [
-                registration.token, fields.lang, fields.version, fields.category, fields.contentAvailable,
+                registration.token, fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable,
                 now, registration.proto, registration.identity,
             ]
         )
         if let refreshed {
-            var subscriber = SQLiteCodec.subscriber(refreshed)
-            if let badge = fields.badge {
-                try setBadge(badge, of: subscriber.id.rawValue, in: db)
-                subscriber.fields.badge = badge
-            }
-            return (subscriber, false)
+            return (SQLiteCodec.subscriber(refreshed), false)
         }
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO subscribers (id, proto, token, identity, lang, version, category, content_available, created, updated, failures)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+            INSERT INTO subscribers (id, proto, token, identity, lang, badge, version, category, content_available, created, updated, failures)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
             ON CONFLICT (id) DO NOTHING
             """)
         for _ in 0..<idDraws {
             let id = makeID()
             try insert.execute(arguments: [
                 id.rawValue, registration.proto, registration.token, registration.identity,
-                fields.lang, fields.version, fields.category, fields.contentAvailable, now, now,
+                fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable, now, now,
             ])
             if db.changesCount > 0 {
-                if let badge = fields.badge { try setBadge(badge, of: id.rawValue, in: db) }
                 let subscriber = Subscriber(id: id, proto: registration.proto, token: registration.token, fields: fields, created: now, updated: now)
                 return (subscriber, true)
             }
         }
         throw StoreError.idExhausted
-    }
-
-    /// Stores `badge` for an existing subscriber.
-    private static func setBadge(_ badge: String, of id: String, in db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO badges (subscriber_id, badge) VALUES (?, ?)
-            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
-            """)
-            .execute(arguments: [id, badge])
     }
 
     /// Reads one subscriber by primary key.
@@ -113,6 +99,7 @@ extension SQLiteStore {
             try db.cachedStatement(sql: """
                 UPDATE subscribers SET
                     lang = coalesce(?, lang),
+                    badge = coalesce(?, badge),
                     version = coalesce(?, version),
                     category = coalesce(?, category),
                     content_available = coalesce(?, content_available),
@@ -120,10 +107,8 @@ extension SQLiteStore {
                     failures = 0
                 WHERE id = ?
                 """)
-                .execute(arguments: [fields.lang, fields.version, fields.category, fields.contentAvailable, now, id.rawValue])
-            guard db.changesCount > 0 else { return false }
-            if let badge = fields.badge { try Self.setBadge(badge, of: id.rawValue, in: db) }
-            return true
+                .execute(arguments: [fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable, now, id.rawValue])
+            return db.changesCount > 0
         }
     }
 
@@ -143,26 +128,16 @@ extension SQLiteStore {
     public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
         guard !expectations.isEmpty else { return [] }
         return try await pool.write { db in
-            // A subscriber without a badge has no row: the first increment inserts one, unless a
-            // badge was stored meanwhile (the conflict) or the subscriber is gone (the EXISTS).
-            let update = try db.cachedStatement(sql: "UPDATE badges SET badge = ? WHERE subscriber_id = ? AND badge = ?")
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO badges (subscriber_id, badge)
-                SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = ?1)
-                ON CONFLICT (subscriber_id) DO NOTHING
-                """)
+            // `IS` so that an absent badge matches an expected absent one.
+            let update = try db.cachedStatement(sql: "UPDATE subscribers SET badge = ? WHERE id = ? AND badge IS ?")
             var result: [String??] = []
             result.reserveCapacity(expectations.count)
             var stale: [Int] = []
             for expectation in expectations {
-                let incremented = BadgeLogic.incrementedStoredBadge(expectation.storedBadge)
-                if let expected = expectation.storedBadge {
-                    update.setUncheckedArguments([incremented, expectation.id.rawValue, expected])
-                    try update.execute()
-                } else {
-                    insert.setUncheckedArguments([expectation.id.rawValue, incremented])
-                    try insert.execute()
-                }
+                update.setUncheckedArguments([
+                    BadgeLogic.incrementedStoredBadge(expectation.storedBadge), expectation.id.rawValue, expectation.storedBadge,
+                ])
+                try update.execute()
                 if db.changesCount > 0 {
                     result.append(.some(expectation.storedBadge))
                 } else {
@@ -190,10 +165,7 @@ extension SQLiteStore {
     /// Reads the badges of `ids` and writes them incremented, with two statements for all of them.
     private static func incrementBadges(reading ids: [SubscriberID], in db: Database) throws -> [SubscriberID: String?] {
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: """
-                SELECT s.id, b.badge FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
-                WHERE s.id IN (SELECT value FROM json_each(?))
-                """),
+            db.cachedStatement(sql: "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
             arguments: [SQLiteCodec.jsonArray(ids.lazy.map(\.rawValue))]
         )
         guard !rows.isEmpty else { return [:] }
@@ -208,9 +180,12 @@ extension SQLiteStore {
             updates.append([.text(id), .text(BadgeLogic.incrementedStoredBadge(badge))])
         }
         try db.cachedStatement(sql: """
-            INSERT INTO badges (subscriber_id, badge)
-            SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?) WHERE true
-            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
+            UPDATE subscribers SET badge = new.badge
+            FROM (
+                SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge
+                FROM json_each(?)
+            ) AS new
+            WHERE subscribers.id = new.id
             """)
             .execute(arguments: [SQLiteCodec.jsonRows(updates)])
         return before
