@@ -102,14 +102,23 @@ public struct DeliveryEngine: Sendable {
         if let deadline, nowMillis() / 1000 > deadline {
             results = Array(repeating: .outcome(DeliveryOutcome(.messageFailure, reason: "Expired")), count: attempts.count)
         } else {
-            // Group by provider, keeping each attempt's index.
-            var byProvider: [String: [Int]] = [:]
+            // Group by provider, keeping each attempt's index. Neighbours mostly share a provider
+            // (a page usually has one): comparing with the last group is cheaper than hashing.
+            var groups: [(name: String, indices: [Int])] = []
             for (index, attempt) in attempts.enumerated() {
-                byProvider[attempt.subscriber.proto, default: []].append(index)
+                let proto = attempt.subscriber.proto
+                if let last = groups.indices.last, groups[last].name == proto {
+                    groups[last].indices.append(index)
+                } else if let existing = groups.firstIndex(where: { $0.name == proto }) {
+                    groups[existing].indices.append(index)
+                } else {
+                    groups.append((proto, [index]))
+                }
             }
-            for (name, indices) in byProvider {
+            for (name, indices) in groups {
                 guard let provider = providers[name] else { continue }
-                let group = indices.map { attempts[$0] }
+                // One provider: its group is every attempt, in order, so the array is shared, not copied.
+                let group = groups.count == 1 ? attempts : indices.map { attempts[$0] }
                 let groupResults = await send(group, through: provider, notification: notification)
                 for (offset, index) in indices.enumerated() { results[index] = groupResults[offset] }
             }

@@ -120,11 +120,13 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let closed = event as? StreamClosedEvent {
-            self.streams[closed.streamID]?.closed(reason: closed.reason)
-        } else if let window = event as? NIOHTTP2WindowUpdatedEvent {
+        // About five events per request, each tested by dynamic casts: the commonest first (window
+        // updates, three per request), and the TLS handshake only while it can still come.
+        if let window = event as? NIOHTTP2WindowUpdatedEvent {
             self.inboundWindowChanged(window, context: context)
-        } else if case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event,
+        } else if let closed = event as? StreamClosedEvent {
+            self.streams[closed.streamID]?.closed(reason: closed.reason)
+        } else if case .connecting = self.machine.state, case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event,
             self.machine.tlsHandshakeCompleted(negotiatedProtocol: negotiatedProtocol)
         {
             self.logger.debug("TLS handshake selected no h2", metadata: ["h2.alpn": "\(negotiatedProtocol ?? "none")"])
