@@ -12,10 +12,8 @@ struct APNsFanOut: AsyncParsableCommand {
     func run() async throws {
         let driver = try options.prepareDriver(defaultDirectory: "/tmp/herald-bench")
         let directory = driver.directory
-        let authority = try SimulatorCertificateAuthority(directory: directory)
-        let key = P256.Signing.PrivateKey()
-        let keyFile = directory + "/AuthKey_BENCHKEY01.p8"
-        try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let credentials = try APNsBenchCredentials(directory: directory, keyID: "BENCHKEY01", fresh: false)
+        let (authority, key, keyFile) = (credentials.authority, credentials.key, credentials.keyFile)
         say("machine: \(Machine.describe())")
         let tuning = try options.providerOptionLines(defaults: ["max_connections": "8"])
         func provider(port: Int) -> String {

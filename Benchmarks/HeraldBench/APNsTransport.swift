@@ -1,5 +1,4 @@
 import ArgumentParser
-import Crypto
 import Foundation
 import HeraldAPNs
 import HeraldCore
@@ -40,12 +39,8 @@ struct APNsTransport: AsyncParsableCommand {
     var directory = "/tmp/herald-bench-apns-transport"
 
     func run() async throws {
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let authority = try SimulatorCertificateAuthority(directory: directory)
-        let key = P256.Signing.PrivateKey()
-        let keyFile = directory + "/AuthKey_BENCHKEY01.p8"
-        try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let credentials = try APNsBenchCredentials(directory: directory, keyID: "BENCHKEY01", fresh: true)
+        let (authority, keyFile) = (credentials.authority, credentials.keyFile)
         say("machine: \(Machine.describe())")
         let sink = try H2OSink.start(directory: directory, authority: authority, answer: .apns)
         defer { sink.stop() }

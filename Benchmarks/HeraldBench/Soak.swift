@@ -35,12 +35,8 @@ struct Soak: AsyncParsableCommand {
     var directory = "/tmp/herald-soak"
 
     func run() async throws {
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let authority = try SimulatorCertificateAuthority(directory: directory)
-        let key = P256.Signing.PrivateKey()
-        let keyFile = directory + "/AuthKey_SOAKKEY001.p8"
-        try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let credentials = try APNsBenchCredentials(directory: directory, keyID: "SOAKKEY001", fresh: true)
+        let (authority, key, keyFile) = (credentials.authority, credentials.key, credentials.keyFile)
         say("machine: \(Machine.describe())")
 
         var simulatorConfiguration = APNsSimulator.Configuration(
