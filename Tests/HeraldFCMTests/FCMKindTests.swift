@@ -95,7 +95,8 @@ import Testing
 
     @Test(arguments: [
         ("endpoint", "http://fcm.example"), ("endpoint", "not a url"), ("endpoint", "https://fcm.example/v1"),
-        ("token_endpoint", "ftp://x/token"), ("max_connections", "0"), ("max_concurrent", "x"), ("request_timeout", "-1"),
+        ("token_endpoint", "ftp://x/token"), ("max_connections", "0"), ("max_streams_per_connection", "0"), ("max_concurrent", "x"),
+        ("request_timeout", "-1"),
         ("ca_file", "/nonexistent/ca.pem"),
     ])
     func badOptionsNameTheirKey(key: String, value: String) async {
