@@ -57,6 +57,9 @@ struct HTTP2PoolStateMachine<Waiter: Identifiable> {
     private(set) var consecutiveConnectFailures = 0
     private var lastConnectFailure: String?
     private(set) var isShutdown = false
+    /// The most streams a connection of this server has been allowed (after the local cap); `nil`
+    /// until a connection is ready. Judges how many requests the connections being opened will take.
+    private var largestStreamLimit: Int?
     /// The deadline of the earliest queue timer armed and not yet fired.
     private var armedQueueTimer: NIODeadline?
 
@@ -228,6 +231,7 @@ extension HTTP2PoolStateMachine {
         }
         self.connections[index].state = .ready
         self.connections[index].maxStreams = self.cap(maxConcurrentStreams)
+        self.noteStreamLimit(self.connections[index].maxStreams)
         self.consecutiveConnectFailures = 0
         self.lastConnectFailure = nil
         self.dispatchQueued(into: &actions)
@@ -241,6 +245,7 @@ extension HTTP2PoolStateMachine {
         guard let index = self.index(of: connectionID) else { return actions }
         // Lowering below the in-flight count is fine: freeStreams stays 0 until enough streams end.
         self.connections[index].maxStreams = self.cap(maxConcurrentStreams)
+        self.noteStreamLimit(self.connections[index].maxStreams)
         self.dispatchQueued(into: &actions)
         actions.connect = self.openConnectionIfNeeded()
         return actions
@@ -370,26 +375,41 @@ extension HTTP2PoolStateMachine {
         self.connections.remove(at: index)
     }
 
-    /// Opens one more connection when requests wait, none is already being opened (or backing off),
-    /// and the pool is below its limit. Draining connections do not count: they take no new streams.
+    /// Opens one more connection when requests wait and the pool is below its limit, unless a failed
+    /// attempt is backing off. While connections are being opened, another opens only when more
+    /// requests wait than those will take (judged by the largest stream limit a connection has had),
+    /// so that a burst grows the pool in one round trip instead of one connection at a time; before
+    /// any connection was ready, one attempt at a time learns the server. Draining connections do
+    /// not count: they take no new streams.
     private mutating func openConnectionIfNeeded() -> HTTP2ConnectionID? {
         guard !self.isShutdown, !self.queue.isEmpty else { return nil }
-        var active = 0
+        var open = 0
+        var connecting = 0
         for connection in self.connections {
             switch connection.state {
-            case .connecting, .backingOff:
+            case .backingOff:
                 return nil
+            case .connecting:
+                connecting += 1
+                open += 1
             case .ready:
-                active += 1
+                open += 1
             case .draining:
                 break
             }
         }
-        guard active < self.configuration.maxConnections else { return nil }
+        guard open < self.configuration.maxConnections else { return nil }
+        if connecting > 0 {
+            guard let perConnection = self.largestStreamLimit, self.queue.count > connecting * max(1, perConnection) else { return nil }
+        }
         let id = HTTP2ConnectionID(rawValue: self.nextConnectionID)
         self.nextConnectionID += 1
         self.connections.append(Connection(id: id, state: .connecting))
         return id
+    }
+
+    private mutating func noteStreamLimit(_ limit: Int) {
+        self.largestStreamLimit = max(self.largestStreamLimit ?? 0, limit)
     }
 
     private mutating func armQueueTimer(for deadline: NIODeadline) -> NIODeadline? {

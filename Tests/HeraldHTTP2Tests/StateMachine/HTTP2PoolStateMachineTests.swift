@@ -130,6 +130,39 @@ struct HTTP2PoolStateMachineTests {
         #expect(machine.statistics.queuedRequests == 7)
     }
 
+    @Test("a burst opens several connections at once, as many as the waiting requests need at the known stream limit")
+    func burstGrowsInOneRoundTrip() throws {
+        var machine = makeMachine(maxConnections: 4, maxStreamsPerConnection: 10, maxQueued: 1000)
+        let first = try readyConnection(&machine, maxStreams: 10)
+        for id in 0..<9 {
+            #expect(machine.execute(Waiter(id: id), deadline: later).dispatchedTo == first)
+        }
+        // The first connection is full. Waiting requests open connections while they outnumber
+        // what those being opened will take (10 each): 25 waiting need three more.
+        var opened: [HTTP2ConnectionID] = []
+        for id in 100..<125 {
+            if let connect = machine.execute(Waiter(id: id), deadline: later).connect {
+                opened.append(connect)
+            }
+        }
+        #expect(opened.count == 3)
+        #expect(machine.statistics.pendingConnections == 3)
+        // The pool limit holds however many wait.
+        for id in 200..<300 {
+            let action = machine.execute(Waiter(id: id), deadline: later)
+            guard case .enqueued(nil, _) = action else {
+                Issue.record("expected a plain enqueue, got \(action)")
+                return
+            }
+        }
+        var dispatched = 0
+        for connect in opened {
+            dispatched += machine.connectionReady(connect, maxConcurrentStreams: 10).dispatch.count
+        }
+        #expect(dispatched == 30)
+        #expect(machine.statistics.openConnections == 4)
+    }
+
     @Test("requests spread over connections with free streams")
     func spreading() throws {
         var machine = makeMachine(maxConnections: 2, maxStreamsPerConnection: 10)
