@@ -79,28 +79,19 @@ final class HTTP2Connection: Sendable {
         }
     }
 
-    /// Opens a stream for `request`; the pool has already counted it against this connection.
-    func startStream(_ request: HTTP2RequestContext) {
-        if self.eventLoop.inEventLoop {
-            self.openStreams(CollectionOfOne(request))
-        } else {
-            self.enqueueStarts { $0.append(request) }
-        }
-    }
-
     /// Opens a stream for each request; the pool has already counted them against this connection.
     func startStreams(_ requests: [HTTP2RequestContext]) {
         if self.eventLoop.inEventLoop {
             self.openStreams(requests)
         } else {
-            self.enqueueStarts { $0.append(contentsOf: requests) }
+            self.enqueueStarts(requests)
         }
     }
 
     /// Adds requests for the loop to start, scheduling a drain unless one is pending already.
-    private func enqueueStarts(_ add: (inout [HTTP2RequestContext]) -> Void) {
+    private func enqueueStarts(_ requests: [HTTP2RequestContext]) {
         let mustSchedule = self.pendingStarts.withLock { pending in
-            add(&pending.requests)
+            pending.requests.append(contentsOf: requests)
             defer { pending.drainScheduled = true }
             return !pending.drainScheduled
         }
@@ -139,7 +130,7 @@ extension HTTP2Connection {
         self.openStreams(requests)
     }
 
-    private func openStreams(_ requests: some Collection<HTTP2RequestContext>) {
+    private func openStreams(_ requests: [HTTP2RequestContext]) {
         guard case .connected(let handler) = self.loopState.value.phase else {
             for request in requests {
                 if request.noteUnsentBounce() {

@@ -13,40 +13,51 @@ extension HTTP2ConnectionPool {
         var armQueueTimer: NIODeadline?
     }
 
-    /// Sends a new request to a connection, or queues or rejects it.
-    func submit(_ request: HTTP2RequestContext) {
-        enum Decision {
-            case start(HTTP2Connection)
-            case queued(connect: HTTP2Connection?, armQueueTimer: NIODeadline?)
-            case reject(HTTP2ClientError)
-        }
-        let decision = self.state.withLockedValue { state -> Decision in
-            switch state.machine.execute(request, deadline: request.deadline) {
-            case .dispatch(let id):
-                guard let connection = state.connections[id] else {
-                    preconditionFailure("the state machine dispatched to unknown connection \(id)")
+    /// Sends started requests to connections, or queues or rejects them: under one lock for all,
+    /// and each connection gets its share at once. A single `execute` is a batch of one.
+    func submit(contentsOf requests: [HTTP2RequestContext]) {
+        guard !requests.isEmpty else { return }
+        var queued: [HTTP2RequestContext] = []
+        var rejected: [(request: HTTP2RequestContext, error: HTTP2ClientError)] = []
+        var dispatch: [(connection: HTTP2Connection, requests: [HTTP2RequestContext])] = []
+        var connects: [HTTP2Connection] = []
+        var queueTimer: NIODeadline?
+        self.state.withLockedValue { state in
+            for request in requests {
+                switch state.machine.execute(request, deadline: request.deadline) {
+                case .dispatch(let id):
+                    // A pool has a handful of connections: a linear search beats hashing.
+                    if let index = dispatch.firstIndex(where: { $0.connection.id == id }) {
+                        dispatch[index].requests.append(request)
+                    } else if let connection = state.connections[id] {
+                        dispatch.append((connection, [request]))
+                    } else {
+                        preconditionFailure("the state machine dispatched to unknown connection \(id)")
+                    }
+                case .enqueued(let connect, let armQueueTimer):
+                    queued.append(request)
+                    if let connect { connects.append(self.makeConnection(connect, in: &state)) }
+                    if let armQueueTimer { queueTimer = min(queueTimer ?? armQueueTimer, armQueueTimer) }
+                case .reject(let error):
+                    rejected.append((request, error))
                 }
-                return .start(connection)
-            case .enqueued(let connect, let armQueueTimer):
-                return .queued(connect: connect.map { self.makeConnection($0, in: &state) }, armQueueTimer: armQueueTimer)
-            case .reject(let error):
-                return .reject(error)
             }
         }
-        switch decision {
-        case .start(let connection):
-            connection.startStream(request)
-        case .queued(let connect, let armQueueTimer):
-            connect?.connect()
-            if let armQueueTimer {
-                self.armQueueTimer(at: armQueueTimer)
-            }
-            // Cancellation may have come while the request was on its way into the queue.
-            if request.isCancelRequested {
-                self.removeCancelled(request)
-            }
-        case .reject(let error):
+        for (connection, requests) in dispatch {
+            connection.startStreams(requests)
+        }
+        for connection in connects {
+            connection.connect()
+        }
+        if let queueTimer {
+            self.armQueueTimer(at: queueTimer)
+        }
+        for (request, error) in rejected {
             request.finish(.failure(error))
+        }
+        // Cancellation may have come while the requests were on their way into the queue.
+        for request in queued where request.isCancelRequested {
+            self.removeCancelled(request)
         }
     }
 

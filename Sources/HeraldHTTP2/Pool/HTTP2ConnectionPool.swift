@@ -77,7 +77,7 @@ public final class HTTP2ConnectionPool: Sendable {
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: HTTP2RequestContext.Continuation) in
                 if context.start(continuation) {
-                    self.submit(context)
+                    self.submit(contentsOf: [context])
                 }
             }
         } onCancel: {
