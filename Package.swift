@@ -228,7 +228,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldBench",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldSimulators", "HeraldAPNs",
+                "HeraldCore", "HeraldStore", "HeraldSimulators", "HeraldAPNs", "HeraldTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

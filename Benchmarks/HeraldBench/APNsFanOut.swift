@@ -57,16 +57,9 @@ struct APNsFanOut: AsyncParsableCommand {
             defer { sink.stop() }
             say("h2o sink on port \(sink.port)")
             results += try await driver.sinkRuns(
-                options.runs, proto: "apns", token: token, provider: provider(port: sink.port),
-                h2load: [
-                    // Herald's shape: every request names another device, so its path is an HPACK
-                    // literal, as Herald's are. (The same run with one token for every request, whose
-                    // path HPACK sends as a table index, measured the same rate.)
-                    FanOutDriver.H2LoadVariant(label: "") {
-                        try H2Load.run(.apns(distinctTokens: true), port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!)
-                    },
-                ],
-                h2loadRequests: options.h2loadRequests, sinkCPUSeconds: sink.cpuSeconds)
+                options.runs, proto: "apns", token: token, provider: provider(port: sink.port), sink: sink,
+                h2load: { try H2Load.run(.apns, port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!) },
+                h2loadRequests: options.h2loadRequests)
         }
         FanOutDriver.report(results)
     }

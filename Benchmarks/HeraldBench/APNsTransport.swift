@@ -60,22 +60,23 @@ struct APNsTransport: AsyncParsableCommand {
         for run in 1...max(1, runs) {
             // A fresh provider per run: new connections, as a freshly started Herald has.
             let provider = try await APNsKind().makeProvider(name: "apns", options: section, environment: ProviderEnvironment(logger: logger))
-            var sinkCPU = sink.cpuSeconds()
-            var result = try await measure(provider, label: runs > 1 ? "APNs provider alone → h2o sink (run \(run))" : "APNs provider alone → h2o sink")
-            result.sinkMicrosecondsPerRequest = (sink.cpuSeconds() - sinkCPU) / Double(notifications) * 1e6
+            var (result, sinkMicroseconds) = try await sink.measuringCPU(requests: notifications) {
+                try await measure(provider, label: runs > 1 ? "APNs provider alone → h2o sink (run \(run))" : "APNs provider alone → h2o sink")
+            }
+            result.sinkMicrosecondsPerRequest = sinkMicroseconds
             await provider.shutdown()
-            sinkCPU = sink.cpuSeconds()
-            let limit = try H2Load.run(.apns(distinctTokens: true), port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!)
-            var yardstick = Result(label: "h2load → h2o sink" + (runs > 1 ? " (run \(run))" : ""), rate: limit, seconds: Double(h2loadRequests) / limit)
-            yardstick.sinkMicrosecondsPerRequest = (sink.cpuSeconds() - sinkCPU) / Double(h2loadRequests) * 1e6
+            let (limit, h2loadSinkMicroseconds) = try await sink.measuringCPU(requests: h2loadRequests) {
+                try H2Load.run(.apns, port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!)
+            }
             ratios.append(result.rate / limit)
             result.note = String(format: "h2load against the same sink: %.0f req/s; provider/h2load = %.3f", limit, result.rate / limit)
             results.append(result)
-            results.append(yardstick)
+            results.append(Result(
+                label: "h2load → h2o sink" + (runs > 1 ? " (run \(run))" : ""), rate: limit, seconds: Double(h2loadRequests) / limit,
+                sinkMicrosecondsPerRequest: h2loadSinkMicroseconds))
         }
         if ratios.count > 1, let last = results.indices.last {
-            let ratioList = ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")
-            results[last].note = String(format: "provider/h2load per run: %@; median %.3f", ratioList, ratios.sorted()[ratios.count / 2])
+            results[last].note = Result.ratioSummary(ratios, of: "provider/h2load")
         }
         say("")
         say("| run | notifications/s | client CPU µs per notification | h2o CPU µs per request | wall time | client CPU (cores) |")

@@ -64,11 +64,9 @@ struct FCMFanOut: AsyncParsableCommand {
                 defer { sink.stop() }
                 say("h2o sink on port \(sink.port)")
                 results += try await driver.sinkRuns(
-                    options.runs, proto: "gcm", token: Self.token, provider: provider(port: sink.port),
-                    h2load: [FanOutDriver.H2LoadVariant(label: "") {
-                        try H2Load.run(.fcm(projectID: account.projectID), port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!)
-                    }],
-                    h2loadRequests: options.h2loadRequests, sinkCPUSeconds: sink.cpuSeconds)
+                    options.runs, proto: "gcm", token: Self.token, provider: provider(port: sink.port), sink: sink,
+                    h2load: { try H2Load.run(.fcm(projectID: account.projectID), port: sink.port, requests: options.h2loadRequests, caFile: authority.caCertificateFile!) },
+                    h2loadRequests: options.h2loadRequests)
             }
         } catch {
             await simulator.stop()

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldTestSupport
 import NIOCore
 
 /// What the fan-out benchmarks share: seeding N subscribers of one kind, starting Herald with a
@@ -48,7 +49,7 @@ struct FanOutDriver {
             providers:
             \(provider)
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let httpPort = try freePort()
+        let httpPort = try HeraldProcess.freePort()
         let process = try ChildProcess.start(herald, ["serve", "--config", config, "--port", "\(httpPort)", "--database", "sqlite:\(database)"],
                                              log: directory + "/herald-\(tag).log")
         defer { process.stop() }
@@ -103,56 +104,35 @@ struct FanOutDriver {
         return Int(total)
     }
 
-    /// An h2load run against the sink: what it sends, and the run.
-    struct H2LoadVariant {
-        /// Names the request shape in the results ("" for the only one).
-        var label: String
-        /// Runs h2load and returns its requests per second.
-        var run: () throws -> Double
-    }
-
-    /// Runs Herald against the sink and each h2load variant against the same sink `runs` times,
-    /// alternately, each Herald run on a freshly seeded database; the ratio is taken per pair and
-    /// reported with the median, since other work on a 2-core machine moves single runs by ±15 %.
+    /// Runs Herald against the sink and h2load against the same sink `runs` times, alternately,
+    /// each Herald run on a freshly seeded database; the ratio is taken per pair and reported
+    /// with the median, since other work on a 2-core machine moves single runs by ±15 %.
+    /// The sink's CPU per request is reported for both, to show Herald's requests cost it no more.
     func sinkRuns(
-        _ runs: Int, proto: String, token: (Int) -> String, provider: String,
-        h2load variants: [H2LoadVariant], h2loadRequests: Int, sinkCPUSeconds: () -> Double
+        _ runs: Int, proto: String, token: (Int) -> String, provider: String, sink: H2OSink,
+        h2load: () throws -> Double, h2loadRequests: Int
     ) async throws -> [Result] {
         var results: [Result] = []
-        var ratios: [[Double]] = Array(repeating: [], count: variants.count)
+        var ratios: [Double] = []
         for run in 1...max(1, runs) {
             let database = try await seed(proto: proto, token: token)
             let label = runs > 1 ? "Herald → h2o sink (run \(run))" : "Herald → h2o sink"
-            let sinkCPUBefore = sinkCPUSeconds()
-            var result = try await measure(label: label, tag: "sink", provider: provider, database: database)
-            result.sinkMicrosecondsPerRequest = (sinkCPUSeconds() - sinkCPUBefore) / Double(subscribers) * 1e6
-            try? FileManager.default.removeItem(atPath: database)
-            var notes: [String] = []
-            var rows: [Result] = []
-            for (index, variant) in variants.enumerated() {
-                say("Herald done; running h2load\(variant.label.isEmpty ? "" : ", " + variant.label)")
-                let sinkCPUBefore = sinkCPUSeconds()
-                let limit = try variant.run()
-                let sinkMicroseconds = (sinkCPUSeconds() - sinkCPUBefore) / Double(h2loadRequests) * 1e6
-                ratios[index].append(result.rate / limit)
-                let shape = variant.label.isEmpty ? "" : " (\(variant.label))"
-                notes.append(String(format: "h2load%@ against the same sink: %.0f req/s; Herald/h2load = %.3f", shape, limit, result.rate / limit))
-                let runLabel = runs > 1 ? "run \(run), " : ""
-                rows.append(Result(
-                    label: "h2load → h2o sink (\(runLabel)\(variant.label.isEmpty ? "" : variant.label + ", ")this machine's practical limit)",
-                    rate: limit, seconds: Double(h2loadRequests) / limit, sinkMicrosecondsPerRequest: sinkMicroseconds))
+            var (result, sinkMicroseconds) = try await sink.measuringCPU(requests: subscribers) {
+                try await measure(label: label, tag: "sink", provider: provider, database: database)
             }
-            result.note = notes.joined(separator: "; ")
+            result.sinkMicrosecondsPerRequest = sinkMicroseconds
+            try? FileManager.default.removeItem(atPath: database)
+            say("Herald done; running h2load")
+            let (limit, h2loadSinkMicroseconds) = try await sink.measuringCPU(requests: h2loadRequests) { try h2load() }
+            ratios.append(result.rate / limit)
+            result.note = String(format: "h2load against the same sink: %.0f req/s; Herald/h2load = %.3f", limit, result.rate / limit)
             results.append(result)
-            results += rows
+            results.append(Result(
+                label: runs > 1 ? "h2load → h2o sink (run \(run), this machine's practical limit)" : "h2load → h2o sink (this machine's practical limit)",
+                rate: limit, seconds: Double(h2loadRequests) / limit, sinkMicrosecondsPerRequest: h2loadSinkMicroseconds))
         }
-        if runs > 1, let last = results.indices.last {
-            results[last].note = zip(variants, ratios).map { variant, ratios in
-                let sorted = ratios.sorted()
-                let ratioList = ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")
-                let shape = variant.label.isEmpty ? "" : " (\(variant.label))"
-                return String(format: "Herald/h2load%@ per run: %@; median %.3f", shape, ratioList, sorted[sorted.count / 2])
-            }.joined(separator: "\n")
+        if ratios.count > 1, let last = results.indices.last {
+            results[last].note = Result.ratioSummary(ratios, of: "Herald/h2load")
         }
         return results
     }
@@ -191,6 +171,12 @@ struct Result {
     /// The sink's CPU time per request, where measured.
     var sinkMicrosecondsPerRequest: Double?
     var note = ""
+
+    /// `name` per run, and their median.
+    static func ratioSummary(_ ratios: [Double], of name: String) -> String {
+        let ratioList = ratios.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+        return String(format: "%@ per run: %@; median %.3f", name, ratioList, ratios.sorted()[ratios.count / 2])
+    }
 
     var row: String {
         let rss = peakRSSMiB.map { String(format: "%.0f MiB", $0) } ?? "—"

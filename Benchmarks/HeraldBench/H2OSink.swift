@@ -1,5 +1,6 @@
 import Foundation
 import HeraldSimulators
+import HeraldTestSupport
 
 /// h2o over TLS with an mruby handler that reads the body and answers 200 as the push service
 /// would: a sink that costs almost nothing per request.
@@ -31,7 +32,7 @@ struct H2OSink {
     let port: Int
 
     static func start(directory: String, authority: SimulatorCertificateAuthority, answer: Answer) throws -> H2OSink {
-        let port = try freePort()
+        let port = try HeraldProcess.freePort()
         let config = directory + "/h2o.conf"
         try """
             num-threads: 1
@@ -79,6 +80,14 @@ struct H2OSink {
         ChildProcess.waitForExit(process.process)
     }
 
+    /// Runs `body`, which makes `requests` requests to the sink, and returns its result with the
+    /// sink's CPU time per request meanwhile, in microseconds.
+    func measuringCPU<T>(requests: Int, _ body: () async throws -> T) async rethrows -> (T, microsecondsPerRequest: Double) {
+        let before = cpuSeconds()
+        let value = try await body()
+        return (value, (cpuSeconds() - before) / Double(requests) * 1e6)
+    }
+
     /// CPU seconds used so far by h2o and its helper processes.
     func cpuSeconds() -> Double {
         let master = process.process.processIdentifier
@@ -117,9 +126,10 @@ struct H2OError: Error, CustomStringConvertible {
 enum H2Load {
     /// The request shapes h2load can send.
     enum Shape {
-        /// APNs notifications: to a distinct device per request (h2load reads the paths from a
-        /// file, as many as requests), or all to one device.
-        case apns(distinctTokens: Bool)
+        /// APNs notifications, each to another device as Herald's are: h2load reads the paths from
+        /// a file, as many as requests, so that HPACK sends every path as a literal. (One device for
+        /// every request, whose path HPACK then sends as a table index, measured the same rate.)
+        case apns
         /// An FCM HTTP v1 `messages:send` to one registration token.
         case fcm(projectID: String)
 
@@ -148,12 +158,24 @@ enum H2Load {
             }
         }
 
-        func path(port: Int) -> String {
+        /// h2load's arguments naming what to request.
+        func target(port: Int, requests: Int) throws -> [String] {
             switch self {
             case .apns:
-                "https://127.0.0.1:\(port)/3/device/\(String(repeating: "ab", count: 32))"
+                // h2load takes the file's paths in turn on each connection: with as many as requests,
+                // no connection repeats one.
+                let uris = FileManager.default.temporaryDirectory.appendingPathComponent("h2load-uris.txt").path
+                let base = "https://127.0.0.1:\(port)/3/device/"
+                var text = ""
+                text.reserveCapacity(requests * (base.count + 65))
+                for index in 0..<requests {
+                    let hex = String(index, radix: 16)
+                    text += base + String(repeating: "a", count: 64 - hex.count) + hex + "\n"
+                }
+                try text.write(toFile: uris, atomically: true, encoding: .utf8)
+                return ["-i", uris]
             case .fcm(let projectID):
-                "https://127.0.0.1:\(port)/v1/projects/\(projectID)/messages:send"
+                return ["https://127.0.0.1:\(port)/v1/projects/\(projectID)/messages:send"]
             }
         }
     }
@@ -164,24 +186,9 @@ enum H2Load {
         try shape.body.write(toFile: body, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
-        var target = [shape.path(port: port)]
-        if case .apns(distinctTokens: true) = shape {
-            // h2load takes the paths of a file in turn, on each connection: with as many as requests,
-            // no connection repeats one.
-            let uris = FileManager.default.temporaryDirectory.appendingPathComponent("h2load-uris.txt").path
-            let base = "https://127.0.0.1:\(port)/3/device/"
-            var text = ""
-            text.reserveCapacity(requests * (base.count + 65))
-            for index in 0..<requests {
-                let hex = String(index, radix: 16)
-                text += base + String(repeating: "a", count: 64 - hex.count) + hex + "\n"
-            }
-            try text.write(toFile: uris, atomically: true, encoding: .utf8)
-            target = ["-i", uris]
-        }
         process.arguments = ["-n", "\(requests)", "-c", "4", "-m", "100", "-t", "1", "-d", body]
             + shape.headers.flatMap { ["-H", $0] }
-            + target
+            + (try shape.target(port: port, requests: requests))
         // A file, not a pipe: h2load's output then never blocks it, whatever its size.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("h2load.log").path
         FileManager.default.createFile(atPath: log, contents: nil)

@@ -5,6 +5,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulators
 import HeraldStore
+import HeraldTestSupport
 import NIOCore
 
 /// Publishes steadily for several minutes while the APNs simulator fails 10 % of requests and
@@ -73,7 +74,7 @@ struct Soak: AsyncParsableCommand {
                 key_id: SOAKKEY001
                 key_file: \(keyFile)
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let httpPort = try freePort()
+        let httpPort = try HeraldProcess.freePort()
         let process = try ChildProcess.start(herald, ["serve", "--config", config, "--port", "\(httpPort)", "--database", "sqlite:\(database)"],
                                              log: directory + "/herald.log")
         defer { process.stop() }
