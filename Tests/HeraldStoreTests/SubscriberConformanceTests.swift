@@ -192,6 +192,21 @@ struct SubscriberConformanceTests {
         }
     }
 
+    @Test("incrementBadges matches stored badges byte for byte: empty, non-ASCII", arguments: StoreBackend.all)
+    func incrementBadgesOddText(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            for (index, badge) in ["", "zwölf", "7"].enumerated() {
+                let id = try await store.register(apns(index, fields: SubscriberFields(badge: badge)), now: Clock.t0).subscriber.id
+                let stored = try await store.subscriber(id)?.fields.badge
+                #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: id, storedBadge: stored)]) == [.some(stored)])
+                #expect(try await store.subscriber(id)?.fields.badge == BadgeLogic.incrementedStoredBadge(stored))
+                // A longer expectation with the same prefix must not match.
+                let next = try await store.subscriber(id)?.fields.badge
+                #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: id, storedBadge: (next ?? "") + "0")]) == [.some(next)])
+            }
+        }
+    }
+
     @Test("incrementBadges(expecting:): a badge still as read is incremented from it; a changed one from the stored value", arguments: StoreBackend.all)
     func incrementBadgesExpecting(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

@@ -129,16 +129,14 @@ extension SQLiteStore {
         guard !expectations.isEmpty else { return [] }
         return try await pool.write { db in
             // `IS` so that an absent badge matches an expected absent one.
-            let update = try db.cachedStatement(sql: "UPDATE subscribers SET badge = ? WHERE id = ? AND badge IS ?")
+            let update = try SQLiteTextStatement("UPDATE subscribers SET badge = ? WHERE id = ? AND badge IS ?", in: db)
             var result: [String??] = []
             result.reserveCapacity(expectations.count)
             var stale: [Int] = []
             for expectation in expectations {
-                update.setUncheckedArguments([
-                    BadgeLogic.incrementedStoredBadge(expectation.storedBadge), expectation.id.rawValue, expectation.storedBadge,
-                ])
-                try update.execute()
-                if db.changesCount > 0 {
+                let changes = try update.execute(
+                    BadgeLogic.incrementedStoredBadge(expectation.storedBadge), expectation.id.rawValue, expectation.storedBadge)
+                if changes > 0 {
                     result.append(.some(expectation.storedBadge))
                 } else {
                     stale.append(result.count)
