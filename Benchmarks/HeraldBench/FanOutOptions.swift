@@ -15,7 +15,7 @@ struct FanOutOptions: ParsableArguments {
     @Option(help: "Herald's delivery.in_flight.")
     var inFlight = 8000
 
-    @Option(help: "Sink runs (Herald, then h2load, each time); the ratio's median is reported.")
+    @Option(help: "Sink runs of Herald, each between two h2load runs whose mean it is compared with; the ratio's median is reported.")
     var runs = 1
 
     @Option(help: "Requests h2load sends to the sink.")
