@@ -36,6 +36,8 @@ struct H2OSink {
         let config = directory + "/h2o.conf"
         try """
             num-threads: 1
+            # No cap of h2o's own on requests in progress; h2o 2.2 advertises 100 concurrent
+            # streams per connection whatever this says (SETTINGS_MAX_CONCURRENT_STREAMS).
             http2-max-concurrent-requests-per-connection: 1000
             listen:
               host: 127.0.0.1
