@@ -108,8 +108,8 @@ struct FanOutDriver {
     /// against the same sink before the first run and after every run. Each Herald run is
     /// compared with the mean of the h2load runs on either side of it: this machine's speed drifts
     /// by ±15 % within a minute (other tenants), and the mean of the limit just before and just
-    /// after a run follows that drift better than one of them. The ratios are reported with their median. The sink's CPU per request is
-    /// reported for every run, to show Herald's requests cost it no more than h2load's.
+    /// after a run follows that drift better than one of them. The ratios are reported with their
+    /// median, and the sink's CPU per request for every run, to compare Herald's requests with h2load's.
     func sinkRuns(
         _ runs: Int, proto: String, token: (Int) -> String, provider: String, sink: H2OSink,
         h2load: () throws -> Double, h2loadRequests: Int
