@@ -149,20 +149,19 @@ public struct APNsProvider: PushProvider {
 
     private func request(for message: APNsMessage, to target: DeliveryTarget, authorization: String?) -> HTTP2Request {
         var headers = HTTPFields()
-        headers.reserveCapacity(2)
         var prepared = message.preparedHeaders
         if authorization != message.preparedAuthorization {
             // The token changed since rendering (or the message was not rendered by this provider).
             prepared = nil
             if let authorization { headers.append(HTTPField(name: .authorization, value: authorization)) }
         }
-        // Unique per request: kept out of the HPACK dynamic table, where it would evict the shared fields.
-        var requestID = HTTPField(name: .apnsID, value: requestIDs.next())
-        requestID.indexingStrategy = .avoid
-        headers.append(requestID)
         return HTTP2Request(
             method: .post, path: "/3/device/" + target.token, headers: headers,
-            preparedHeaders: prepared ?? preparedHeaders(for: message, authorization: nil), body: message.body)
+            preparedHeaders: prepared ?? preparedHeaders(for: message, authorization: nil),
+            // Unique per request: its value is kept out of the HPACK dynamic table, where it would
+            // evict the shared fields; its name is indexed once per connection.
+            uniqueField: HTTP2UniqueField(name: .apnsID, value: requestIDs.next()),
+            body: message.body)
     }
 
     private static func outcome(of result: Result<HTTP2Response, HTTP2ClientError>) -> DeliveryOutcome {

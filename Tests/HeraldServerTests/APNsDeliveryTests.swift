@@ -80,6 +80,12 @@ import Testing
             #expect(bed.simulator.accepted()[2].body == #"{"aps":{"badge":5},"k":"v"}"#, "silent: no alert, no sound")
             #expect(try await badge(herald, id) == 5)
 
+            // Herald's own apns-id on every request: a lowercase UUID, never repeated.
+            let ids = bed.simulator.accepted().compactMap { $0.header("apns-id") }
+            #expect(ids.count == 3)
+            #expect(Set(ids).count == 3)
+            #expect(ids.allSatisfy { UUID(uuidString: $0) != nil && $0 == $0.lowercased() })
+
             let statistics = bed.simulator.statistics()
             #expect(statistics.maxConcurrentStreamsRaises >= 1, "the connection started at one stream and was raised")
             #expect(statistics.maxConcurrentStreamsViolations == 0)

@@ -41,6 +41,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     private var streams: [HTTP2StreamID: HTTP2StreamHandler] = [:]
     /// The ID of the next stream; client streams are odd and increasing (RFC 9113 §5.1.1).
     private var nextStreamID: Int32 = 1
+    /// Whether a request's unique field went into the HPACK dynamic table: only the first one's
+    /// does, so that the others send the name as an index (see ``HTTP2UniqueField``).
+    private var uniqueFieldIndexed = false
     /// Whether frames were written since the last flush.
     private var flushPending = false
     /// Whether a read is in progress: stream releases wait for its end, to reach the pool at once.
@@ -264,7 +267,11 @@ extension HTTP2ConnectionHandler {
             return
         }
         self.register(stream)
-        let frames = stream.requestFrames(template: self.settings.headerTemplate)
+        let indexingUniqueField = !self.uniqueFieldIndexed && request.request.uniqueField != nil
+        let frames = stream.requestFrames(template: self.settings.headerTemplate, indexingUniqueField: indexingUniqueField)
+        if indexingUniqueField {
+            self.uniqueFieldIndexed = true
+        }
         // nio-http2 reports a refused write through `errorCaught` before `write` returns.
         self.opening = streamID
         context.write(self.wrapOutboundOut(frames.headers), promise: nil)

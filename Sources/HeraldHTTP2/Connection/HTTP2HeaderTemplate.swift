@@ -19,11 +19,16 @@ struct HTTP2HeaderTemplate: Sendable {
     }
 
     /// The complete header block of `request`.
-    func headers(for request: HTTP2Request) -> HPACKHeaders {
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - indexingUniqueField: Whether its unique field goes into the HPACK dynamic table, which the
+    ///     connection asks of its first one so that later ones send the field's name as an index.
+    func headers(for request: HTTP2Request, indexingUniqueField: Bool = false) -> HPACKHeaders {
         var headers = request.method == .post
             ? self.post
             : Self.pseudoHeaders(method: request.method.rawValue, scheme: self.scheme, authority: self.authority)
-        headers.reserveCapacity(4 + (request.preparedHeaders?.count ?? 0) + request.headers.count)
+        headers.reserveCapacity(5 + (request.preparedHeaders?.count ?? 0) + request.headers.count)
         // Paths hold device tokens: indexing them would only evict useful entries (APNs asks for
         // literals without indexing).
         headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
@@ -34,6 +39,9 @@ struct HTTP2HeaderTemplate: Sendable {
             headers.add(
                 name: field.name.canonicalName, value: field.value,
                 indexing: HTTP2PreparedHeaders.indexing(for: field.indexingStrategy))
+        }
+        if let field = request.uniqueField {
+            headers.add(name: field.name.canonicalName, value: field.value, indexing: indexingUniqueField ? .indexable : .nonIndexable)
         }
         return headers
     }

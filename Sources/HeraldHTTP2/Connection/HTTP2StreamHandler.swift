@@ -45,12 +45,16 @@ final class HTTP2StreamHandler {
     }
 
     /// The request's frames, to be written by the connection; marks the request as sent.
-    func requestFrames(template: HTTP2HeaderTemplate) -> (headers: HTTP2Frame, data: HTTP2Frame?) {
+    ///
+    /// - Parameters:
+    ///   - template: The connection's pseudo-header fields.
+    ///   - indexingUniqueField: Whether the request's unique field goes into the HPACK dynamic table.
+    func requestFrames(template: HTTP2HeaderTemplate, indexingUniqueField: Bool) -> (headers: HTTP2Frame, data: HTTP2Frame?) {
         let request = self.request.request
         let hasBody = request.body.readableBytes > 0
         let headers = HTTP2Frame(
             streamID: self.streamID,
-            payload: .headers(.init(headers: template.headers(for: request), endStream: !hasBody))
+            payload: .headers(.init(headers: template.headers(for: request, indexingUniqueField: indexingUniqueField), endStream: !hasBody))
         )
         let data = hasBody
             ? HTTP2Frame(streamID: self.streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))

@@ -20,6 +20,9 @@ public struct HTTP2Request: Sendable {
     /// Fields shared by many requests, prepared once; sent before ``headers``.
     public var preparedHeaders: HTTP2PreparedHeaders?
 
+    /// A field whose value is new in every request (APNs' `apns-id`); sent after ``headers``.
+    public var uniqueField: HTTP2UniqueField?
+
     /// The request body; an empty body ends the stream with the HEADERS frame.
     public var body: ByteBuffer
 
@@ -30,18 +33,21 @@ public struct HTTP2Request: Sendable {
     ///   - path: The request target.
     ///   - headers: Regular header fields.
     ///   - preparedHeaders: Regular header fields shared with other requests, sent before `headers`.
+    ///   - uniqueField: A field whose value is new in every request, sent after `headers`.
     ///   - body: The request body.
     public init(
         method: HTTPRequest.Method = .post,
         path: String,
         headers: HTTPFields = [:],
         preparedHeaders: HTTP2PreparedHeaders? = nil,
+        uniqueField: HTTP2UniqueField? = nil,
         body: ByteBuffer = ByteBuffer()
     ) {
         self.method = method
         self.path = path
         self.headers = headers
         self.preparedHeaders = preparedHeaders
+        self.uniqueField = uniqueField
         self.body = body
     }
 }

@@ -59,6 +59,22 @@ struct HTTP2HeaderTemplateTests {
         #expect(indexing["authorization"] == .neverIndexed)
         #expect(indexing["apns-push-type"] == .indexable)
     }
+
+    @Test("a unique field comes last, its value unindexed unless the connection asks to index its first one")
+    func uniqueField() {
+        let settings = HTTP2ConnectionSettings(configuration: HTTP2ClientConfiguration(host: "127.0.0.1", port: 8443, tls: nil))
+        let apnsID = HTTPField.Name("apns-id")!
+        let request = HTTP2Request(
+            path: "/3/device/abcd", headers: [.init("apns-topic")!: "com.example.app"],
+            uniqueField: HTTP2UniqueField(name: apnsID, value: "eabeae54-14a8-11e5-b60b-1697f925ec7b"))
+        let later = settings.headerTemplate.headers(for: request)
+        #expect(later.map(\.name) == [":method", ":scheme", ":authority", ":path", "apns-topic", "apns-id"])
+        #expect(later.map(\.value).last == "eabeae54-14a8-11e5-b60b-1697f925ec7b")
+        #expect(later.map(\.indexable).last == .nonIndexable)
+        let first = settings.headerTemplate.headers(for: request, indexingUniqueField: true)
+        #expect(first.map(\.indexable).last == .indexable)
+        #expect(settings.headerTemplate.headers(for: HTTP2Request(path: "/"), indexingUniqueField: true).count == 4)
+    }
 }
 
 @Suite("HTTP2Response")
