@@ -300,6 +300,7 @@ let package = Package(
             dependencies: [
                 "HeraldHTTP2",
                 "HeraldSimulators",
+                "HeraldTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

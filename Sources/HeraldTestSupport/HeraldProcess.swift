@@ -114,18 +114,9 @@ public final class HeraldProcess: @unchecked Sendable {
     /// Binds a TCP socket to `port` on loopback (0: the kernel's choice), releases it, and
     /// returns the port it had.
     private static func bindLoopback(port: Int) throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw ProcessExited(log: "cannot bind port \(port) on loopback") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let reserved = try ReservedPort(port: port)
+        reserved.close()
+        return reserved.port
     }
 }
 

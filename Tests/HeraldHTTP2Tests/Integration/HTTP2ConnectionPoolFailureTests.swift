@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Logging
 import NIOCore
 import NIOPosix
@@ -131,10 +132,11 @@ struct HTTP2ConnectionPoolFailureTests {
 
     @Test("with nothing listening, waiting requests fail with connectFailed at their deadline and attempts back off")
     func connectFailure() async throws {
-        // Bind and release a port so that nothing listens on it.
-        let probe = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = probe.localAddress!.port!
-        try await probe.close()
+        // A port bound without listening refuses connections, and no other test can take it
+        // meanwhile (a port merely released could be bound by a server of a test running alongside).
+        let reserved = try ReservedPort()
+        defer { reserved.close() }
+        let port = reserved.port
 
         var configuration = HTTP2ClientConfiguration(host: "127.0.0.1", port: port, tls: nil)
         configuration.reconnectBackoff = HTTP2ReconnectBackoff(initial: .milliseconds(20), maximum: .milliseconds(100))
