@@ -29,7 +29,7 @@ struct APNsTransport: AsyncParsableCommand {
     @Option(help: "The provider's max_streams_per_connection.")
     var maxStreamsPerConnection = 1000
 
-    @Option(help: "Runs (the provider, then h2load, each time); the ratio's median is reported.")
+    @Option(help: "Runs of the provider, each between two h2load runs whose mean it is compared with; the ratio's median is reported.")
     var runs = 3
 
     @Option(help: "Requests h2load sends to the sink.")
@@ -55,28 +55,21 @@ struct APNsTransport: AsyncParsableCommand {
             path: "providers.apns", values: .init(uniqueKeysWithValues: values.map { ($0.0, ConfigValue.scalar($0.1)) }))
         let logger = Logger(label: "bench.apns", factory: { _ in SwiftLogNoOpLogHandler() })
 
-        var results: [Result] = []
-        var ratios: [Double] = []
-        for run in 1...max(1, runs) {
+        let results = try await sink.bracketedRuns(
+            runs, subject: "provider", requests: notifications, h2loadRequests: h2loadRequests,
+            h2load: { try H2Load.run(.apns, port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!) }
+        ) { run in
             // A fresh provider per run: new connections, as a freshly started Herald has.
             let provider = try await APNsKind().makeProvider(name: "apns", options: section, environment: ProviderEnvironment(logger: logger))
-            var (result, sinkMicroseconds) = try await sink.measuringCPU(requests: notifications) {
-                try await measure(provider, label: runs > 1 ? "APNs provider alone → h2o sink (run \(run))" : "APNs provider alone → h2o sink")
+            let label = runs > 1 ? "APNs provider alone → h2o sink (run \(run))" : "APNs provider alone → h2o sink"
+            do {
+                let result = try await measure(provider, label: label)
+                await provider.shutdown()
+                return result
+            } catch {
+                await provider.shutdown()
+                throw error
             }
-            result.sinkMicrosecondsPerRequest = sinkMicroseconds
-            await provider.shutdown()
-            let (limit, h2loadSinkMicroseconds) = try await sink.measuringCPU(requests: h2loadRequests) {
-                try H2Load.run(.apns, port: sink.port, requests: h2loadRequests, caFile: authority.caCertificateFile!)
-            }
-            ratios.append(result.rate / limit)
-            result.note = String(format: "h2load against the same sink: %.0f req/s; provider/h2load = %.3f", limit, result.rate / limit)
-            results.append(result)
-            results.append(Result(
-                label: "h2load → h2o sink" + (runs > 1 ? " (run \(run))" : ""), rate: limit, seconds: Double(h2loadRequests) / limit,
-                sinkMicrosecondsPerRequest: h2loadSinkMicroseconds))
-        }
-        if ratios.count > 1, let last = results.indices.last {
-            results[last].note = Result.ratioSummary(ratios, of: "provider/h2load")
         }
         say("")
         say("| run | notifications/s | client CPU µs per notification | h2o CPU µs per request | wall time | client CPU (cores) |")

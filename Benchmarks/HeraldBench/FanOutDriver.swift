@@ -104,48 +104,17 @@ struct FanOutDriver {
         return Int(total)
     }
 
-    /// Runs Herald against the sink `runs` times, each on a freshly seeded database, with h2load
-    /// against the same sink before the first run and after every run. Each Herald run is
-    /// compared with the mean of the h2load runs on either side of it: this machine's speed drifts
-    /// by ±15 % within a minute (other tenants), and the mean of the limit just before and just
-    /// after a run follows that drift better than one of them. The ratios are reported with their
-    /// median, and the sink's CPU per request for every run, to compare Herald's requests with h2load's.
+    /// Runs Herald against the sink `runs` times, each on a freshly seeded database, bracketed by
+    /// h2load runs against the same sink (``H2OSink/bracketedRuns(_:subject:requests:h2loadRequests:h2load:measure:)``).
     func sinkRuns(
         _ runs: Int, proto: String, token: (Int) -> String, provider: String, sink: H2OSink,
         h2load: () throws -> Double, h2loadRequests: Int
     ) async throws -> [Result] {
-        var results: [Result] = []
-        var ratios: [Double] = []
-        func measureH2load(_ when: String) async throws -> Double {
-            let (limit, sinkMicroseconds) = try await sink.measuringCPU(requests: h2loadRequests) { try h2load() }
-            results.append(Result(
-                label: "h2load → h2o sink (\(when), this machine's practical limit)",
-                rate: limit, seconds: Double(h2loadRequests) / limit, sinkMicrosecondsPerRequest: sinkMicroseconds))
-            return limit
-        }
-        var before = try await measureH2load(runs > 1 ? "before run 1" : "before")
-        for run in 1...max(1, runs) {
+        try await sink.bracketedRuns(runs, subject: "Herald", requests: subscribers, h2loadRequests: h2loadRequests, h2load: h2load) { run in
             let database = try await seed(proto: proto, token: token)
-            let label = runs > 1 ? "Herald → h2o sink (run \(run))" : "Herald → h2o sink"
-            var (result, sinkMicroseconds) = try await sink.measuringCPU(requests: subscribers) {
-                try await measure(label: label, tag: "sink", provider: provider, database: database)
-            }
-            result.sinkMicrosecondsPerRequest = sinkMicroseconds
-            try? FileManager.default.removeItem(atPath: database)
-            say("Herald done; running h2load")
-            let index = results.count
-            let after = try await measureH2load(runs > 1 ? "after run \(run)" : "after")
-            let limit = (before + after) / 2
-            ratios.append(result.rate / limit)
-            result.note = String(format: "h2load against the same sink, before and after: %.0f and %.0f req/s, mean %.0f; Herald/h2load = %.3f",
-                                 before, after, limit, result.rate / limit)
-            results.insert(result, at: index)
-            before = after
+            defer { try? FileManager.default.removeItem(atPath: database) }
+            return try await measure(label: runs > 1 ? "Herald → h2o sink (run \(run))" : "Herald → h2o sink", tag: "sink", provider: provider, database: database)
         }
-        if ratios.count > 1, let last = results.indices.last {
-            results[last].note = Result.ratioSummary(ratios, of: "Herald/h2load")
-        }
-        return results
     }
 
     /// Prints the results table and notes.
