@@ -38,7 +38,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
     /// Streams not yet released, by ID. Deadlines are checked by sweeping them from one timer per
     /// connection, because cancelling a NIO scheduled task costs O(n) in the loop's pending
     /// timers, which would make a timer per stream the bottleneck.
-    private var streams: [HTTP2StreamID: HTTP2StreamHandler] = [:]
+    private var streams = HTTP2StreamTable<HTTP2StreamHandler>(minimumCapacity: 128)
     /// The ID of the next stream; client streams are odd and increasing (RFC 9113 §5.1.1).
     private var nextStreamID: Int32 = 1
     /// Whether a request's unique field went into the HPACK dynamic table: only the first one's
@@ -124,11 +124,18 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         // About five events per request, each tested by dynamic casts: the commonest first (window
-        // updates, three per request), and the TLS handshake only while it can still come.
+        // updates, three per request; then stream closed and created, one each), and the TLS
+        // handshake only while it can still come. The per-stream events end here: this is the last
+        // handler, and passing each on to the pipeline's tail, which ignores it, costs a copy of
+        // the event and two calls.
         if let window = event as? NIOHTTP2WindowUpdatedEvent {
             self.inboundWindowChanged(window, context: context)
+            return
         } else if let closed = event as? StreamClosedEvent {
             self.streams[closed.streamID]?.closed(reason: closed.reason)
+            return
+        } else if event is NIOHTTP2StreamCreatedEvent {
+            return
         } else if case .connecting = self.machine.state, case TLSUserEvent.handshakeCompleted(let negotiatedProtocol) = event,
             self.machine.tlsHandshakeCompleted(negotiatedProtocol: negotiatedProtocol)
         {
@@ -209,7 +216,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate
         self.cancelTimers()
         self.reading = false
         // Streams still open end with the connection; the pool hears of them before of the connection.
-        for stream in Array(self.streams.values) {
+        for stream in self.streams.values {
             stream.connectionClosed()
         }
         self.reportReleases()
@@ -360,7 +367,7 @@ extension HTTP2ConnectionHandler {
     }
 
     private func register(_ stream: HTTP2StreamHandler) {
-        self.streams[stream.streamID] = stream
+        self.streams.updateValue(stream, forKey: stream.streamID)
         if self.sweep.map({ stream.deadline < $0.deadline }) ?? true {
             self.armSweep(at: stream.deadline)
         }

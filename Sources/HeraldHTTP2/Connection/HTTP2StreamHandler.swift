@@ -50,14 +50,16 @@ final class HTTP2StreamHandler {
     ///   - template: The connection's pseudo-header fields.
     ///   - indexingUniqueField: Whether the request's unique field goes into the HPACK dynamic table.
     func requestFrames(template: HTTP2HeaderTemplate, indexingUniqueField: Bool) -> (headers: HTTP2Frame, data: HTTP2Frame?) {
-        let request = self.request.request
-        let hasBody = request.body.readableBytes > 0
+        // Read in place, not copied to a local: a copy of the request costs a retain and a release
+        // of each of its fields.
+        let hasBody = self.request.request.body.readableBytes > 0
         let headers = HTTP2Frame(
             streamID: self.streamID,
-            payload: .headers(.init(headers: template.headers(for: request, indexingUniqueField: indexingUniqueField), endStream: !hasBody))
+            payload: .headers(.init(
+                headers: template.headers(for: self.request.request, indexingUniqueField: indexingUniqueField), endStream: !hasBody))
         )
         let data = hasBody
-            ? HTTP2Frame(streamID: self.streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))
+            ? HTTP2Frame(streamID: self.streamID, payload: .data(.init(data: .byteBuffer(self.request.request.body), endStream: true)))
             : nil
         self.sent = true
         return (headers, data)
