@@ -182,6 +182,11 @@ public struct APNsProvider: PushProvider {
             connections: statistics.openConnections, streamsInUse: statistics.streamsInFlight, queued: statistics.queuedRequests)
     }
 
+    /// Opens a connection to APNs if the pool has none, without waiting for it.
+    public func warmUp() {
+        pool.warmUp()
+    }
+
     public func shutdown() async {
         await pool.shutdown()
     }

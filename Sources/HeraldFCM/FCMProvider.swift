@@ -166,6 +166,11 @@ public struct FCMProvider: PushProvider {
             connections: statistics.openConnections, streamsInUse: statistics.streamsInFlight, queued: statistics.queuedRequests)
     }
 
+    /// Opens a connection to FCM if the pool has none, without waiting for it.
+    public func warmUp() {
+        pool.warmUp()
+    }
+
     public func shutdown() async {
         await pool.shutdown()
         try? await httpClient.shutdown()

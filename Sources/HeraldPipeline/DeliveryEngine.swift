@@ -67,6 +67,16 @@ public struct DeliveryEngine: Sendable {
         return unknownProviders
     }
 
+    /// Warms up the providers of `members` (a fan-out's first page) before its deliveries are
+    /// prepared, so that their connections open while the badges are counted.
+    func warmUp(for members: [AudienceMember]) {
+        var warmed: [String] = []
+        for member in members where !warmed.contains(member.subscriber.proto) {
+            warmed.append(member.subscriber.proto)
+            providers[member.subscriber.proto]?.warmUp()
+        }
+    }
+
     /// Retries claimed deliveries and settles them.
     func deliverRetries(_ entries: [RetryEntry]) async throws {
         // Group retries of the same notification so they render once per variant.

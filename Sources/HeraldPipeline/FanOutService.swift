@@ -87,6 +87,7 @@ public struct FanOutService: Service, CustomStringConvertible {
                     fetchCursor = last
                     let index = nextPage
                     nextPage += 1
+                    if index == 0 { engine.warmUp(for: page) }
                     group.addTask {
                         let unknown = try await engine.deliverPage(page, of: job)
                         return (index, last, unknown, page.count)

@@ -135,6 +135,11 @@ public protocol PushProvider: Sendable {
     /// Its connections now, if it keeps any it can count (`nil`: none to report).
     var connectionStatistics: ProviderConnectionStatistics? { get }
 
+    /// Gets ready for a burst of sends without waiting: a kind with a connection pool opens a
+    /// connection if it has none. A fan-out calls it when it starts, so that connecting overlaps
+    /// the reading of the audience and the badge updates.
+    func warmUp()
+
     /// Releases connections; called once at shutdown.
     func shutdown() async
 }
@@ -156,6 +161,9 @@ extension PushProvider {
 
     /// Nothing to release by default.
     public func shutdown() async {}
+
+    /// Kinds without connections of their own have nothing to prepare.
+    public func warmUp() {}
 
     /// Kinds without a connection pool of their own report nothing.
     public var connectionStatistics: ProviderConnectionStatistics? { nil }

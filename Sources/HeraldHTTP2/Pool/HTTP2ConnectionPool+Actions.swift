@@ -7,7 +7,7 @@ extension HTTP2ConnectionPool {
         /// Requests to start, grouped by connection so that each connection takes its share in one batch.
         var dispatch: [(connection: HTTP2Connection, requests: [HTTP2RequestContext])] = []
         var fail: [(request: HTTP2RequestContext, error: HTTP2ClientError)] = []
-        var connect: HTTP2Connection?
+        var connect: [HTTP2Connection] = []
         var close: [HTTP2Connection] = []
         var scheduleReconnect: (connection: HTTP2ConnectionID, delay: Duration)?
         var armQueueTimer: NIODeadline?
@@ -127,7 +127,9 @@ extension HTTP2ConnectionPool {
         for connection in actions.close {
             connection.close(reason: closeReason)
         }
-        actions.connect?.connect()
+        for connection in actions.connect {
+            connection.connect()
+        }
         if let (id, delay) = actions.scheduleReconnect {
             var generator = SystemRandomNumberGenerator()
             let jittered = self.configuration.reconnectBackoff.jittered(delay, using: &generator)

@@ -86,6 +86,18 @@ public final class HTTP2ConnectionPool: Sendable {
         return try result.get()
     }
 
+    /// Opens a connection ahead of a burst of requests if the pool has none, so that the TLS and
+    /// HTTP/2 handshakes overlap whatever the caller does before sending; returns at once.
+    ///
+    /// The connection stays open like any other (idle PINGs keep it alive). A server that cannot
+    /// be reached is retried only once requests wait, as usual.
+    public func warmUp() {
+        let actions = self.state.withLockedValue { state in
+            self.resolve(state.machine.warmUp(), in: &state)
+        }
+        self.perform(actions, closeReason: .drained)
+    }
+
     /// Closes every connection once its in-flight streams finish; later requests use new connections.
     ///
     /// Use it when the server wants a fresh connection, such as after APNs' `ExpiredProviderToken`

@@ -17,8 +17,8 @@ extension HTTP2PoolStateMachine {
         var dispatch: [(waiter: Waiter, connection: HTTP2ConnectionID)] = []
         /// Fail each waiter with its error.
         var fail: [(waiter: Waiter, error: HTTP2ClientError)] = []
-        /// Open this new connection.
-        var connect: HTTP2ConnectionID?
+        /// Open these new connections.
+        var connect: [HTTP2ConnectionID] = []
         /// Close these connections (their slots are already gone).
         var close: [HTTP2ConnectionID] = []
         /// Call `backoffElapsed` for this connection after the delay (plus jitter).

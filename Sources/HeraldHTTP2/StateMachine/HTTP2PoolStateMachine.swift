@@ -167,7 +167,7 @@ extension HTTP2PoolStateMachine {
             }
         }
         self.dispatchQueued(into: &actions)
-        actions.connect = self.openConnectionIfNeeded()
+        actions.connect = self.openConnectionsIfNeeded()
         return actions
     }
 
@@ -235,7 +235,7 @@ extension HTTP2PoolStateMachine {
         self.consecutiveConnectFailures = 0
         self.lastConnectFailure = nil
         self.dispatchQueued(into: &actions)
-        actions.connect = self.openConnectionIfNeeded()
+        actions.connect = self.openConnectionsIfNeeded()
         return actions
     }
 
@@ -247,7 +247,7 @@ extension HTTP2PoolStateMachine {
         self.connections[index].maxStreams = self.cap(maxConcurrentStreams)
         self.noteStreamLimit(self.connections[index].maxStreams)
         self.dispatchQueued(into: &actions)
-        actions.connect = self.openConnectionIfNeeded()
+        actions.connect = self.openConnectionsIfNeeded()
         return actions
     }
 
@@ -259,7 +259,7 @@ extension HTTP2PoolStateMachine {
             self.connections[index].state = .draining
         }
         self.closeIfDrained(at: index, into: &actions)
-        actions.connect = self.openConnectionIfNeeded()
+        actions.connect = self.openConnectionsIfNeeded()
         return actions
     }
 
@@ -287,7 +287,7 @@ extension HTTP2PoolStateMachine {
         }
         // Its in-flight streams have failed by now (their channels close first); forget them.
         self.connections.remove(at: index)
-        actions.connect = self.openConnectionIfNeeded()
+        actions.connect = self.openConnectionsIfNeeded()
         return actions
     }
 
@@ -297,7 +297,19 @@ extension HTTP2PoolStateMachine {
         guard let index = self.index(of: connectionID), self.connections[index].state == .backingOff else { return actions }
         self.connections.remove(at: index)
         // Reconnect only for waiting requests; the next request opens a connection otherwise.
-        actions.connect = self.openConnectionIfNeeded()
+        actions.connect = self.openConnectionsIfNeeded()
+        return actions
+    }
+
+    /// A burst of requests is coming: open a connection now if none is open, being opened or
+    /// backing off, so that connecting overlaps the caller's preparation of the burst. The burst's
+    /// first requests then find the server's stream limit known and open the rest at once.
+    mutating func warmUp() -> Actions {
+        var actions = Actions()
+        guard !self.isShutdown, self.connections.allSatisfy({ $0.state == .draining }),
+            self.configuration.maxConnections > 0
+        else { return actions }
+        actions.connect = [self.newConnection()]
         return actions
     }
 
@@ -316,7 +328,7 @@ extension HTTP2PoolStateMachine {
                 index += 1
             }
         }
-        actions.connect = self.openConnectionIfNeeded()
+        actions.connect = self.openConnectionsIfNeeded()
         return actions
     }
 
@@ -402,10 +414,25 @@ extension HTTP2PoolStateMachine {
         if connecting > 0 {
             guard let perConnection = self.largestStreamLimit, self.queue.count > connecting * max(1, perConnection) else { return nil }
         }
+        return self.newConnection()
+    }
+
+    private mutating func newConnection() -> HTTP2ConnectionID {
         let id = HTTP2ConnectionID(rawValue: self.nextConnectionID)
         self.nextConnectionID += 1
         self.connections.append(Connection(id: id, state: .connecting))
         return id
+    }
+
+    /// Opens as many connections as ``openConnectionIfNeeded()`` allows one after the other: when
+    /// the first connection reports its stream limit with a burst waiting, the pool grows to what
+    /// the burst needs in that one step rather than by one connection per later event.
+    private mutating func openConnectionsIfNeeded() -> [HTTP2ConnectionID] {
+        var opened: [HTTP2ConnectionID] = []
+        while let id = self.openConnectionIfNeeded() {
+            opened.append(id)
+        }
+        return opened
     }
 
     private mutating func noteStreamLimit(_ limit: Int) {

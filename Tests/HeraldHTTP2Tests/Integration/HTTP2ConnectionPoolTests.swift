@@ -117,6 +117,21 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
+    @Test("warmUp() opens a connection before any request, and the first request uses it")
+    func warmUp() async throws {
+        try await withServerAndPool { server, pool in
+            pool.warmUp()
+            let warm = try await eventually { pool.statistics.openConnections == 1 }
+            #expect(warm)
+            #expect(server.statistics.connectionsAccepted == 1)
+            #expect(server.statistics.processed.isEmpty)
+            pool.warmUp()
+            let response = try await pool.execute(testRequest(id: "first"))
+            #expect(response.header("x-connection") == "0")
+            #expect(server.statistics.connectionsAccepted == 1)
+        }
+    }
+
     @Test("resetConnections() makes later requests use a new connection")
     func resetConnections() async throws {
         try await withServerAndPool { server, pool in

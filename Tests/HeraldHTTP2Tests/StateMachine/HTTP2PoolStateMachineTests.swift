@@ -80,7 +80,7 @@ struct HTTP2PoolStateMachineTests {
         let ready = machine.connectionReady(connect, maxConcurrentStreams: 10)
         #expect(ready.dispatch.map(\.waiter.id) == [1, 2])
         #expect(ready.dispatch.allSatisfy { $0.connection == connect })
-        #expect(ready.connect == nil)
+        #expect(ready.connect.isEmpty)
         #expect(machine.statistics == HTTP2PoolStatistics(openConnections: 1, streamsInFlight: 2, streamCapacity: 10))
     }
 
@@ -119,9 +119,7 @@ struct HTTP2PoolStateMachineTests {
         while index < opened.count {
             let actions = machine.connectionReady(opened[index], maxConcurrentStreams: 1)
             #expect(actions.dispatch.count == 1)
-            if let connect = actions.connect {
-                opened.append(connect)
-            }
+            opened.append(contentsOf: actions.connect)
             index += 1
         }
         #expect(opened.count == 3)
@@ -163,6 +161,54 @@ struct HTTP2PoolStateMachineTests {
         #expect(machine.statistics.openConnections == 4)
     }
 
+    @Test("when the first connection reports its limit with a burst waiting, the connections the burst needs open at once")
+    func firstReadinessOpensWhatTheBurstNeeds() throws {
+        var machine = makeMachine(maxConnections: 8, maxStreamsPerConnection: 100, maxQueued: 10_000)
+        // Before any connection is ready the pool learns the server with one attempt.
+        let first = try #require(machine.execute(Waiter(id: 0), deadline: later).connect)
+        for id in 1..<450 {
+            #expect(machine.execute(Waiter(id: id), deadline: later).connect == nil)
+        }
+        // 100 of 450 go out on the first connection; the 350 left need four more of 100 streams.
+        let ready = machine.connectionReady(first, maxConcurrentStreams: 100)
+        #expect(ready.dispatch.count == 100)
+        #expect(ready.connect.count == 4)
+        #expect(Set(ready.connect).count == 4)
+        #expect(machine.statistics.pendingConnections == 4)
+        var dispatched = 0
+        for connect in ready.connect {
+            let actions = machine.connectionReady(connect, maxConcurrentStreams: 100)
+            dispatched += actions.dispatch.count
+            #expect(actions.connect.isEmpty)
+        }
+        #expect(dispatched == 350)
+        #expect(machine.statistics.queuedRequests == 0)
+        #expect(machine.statistics.openConnections == 5)
+    }
+
+    @Test("warming up opens one connection when the pool has none, and nothing otherwise")
+    func warmUp() throws {
+        var machine = makeMachine(maxConnections: 4, maxStreamsPerConnection: 100)
+        let warmed = machine.warmUp()
+        let id = try #require(warmed.connect.first)
+        #expect(warmed.connect.count == 1)
+        #expect(warmed.dispatch.isEmpty)
+        // While it connects, and once it is ready with nothing waiting, nothing more opens.
+        #expect(machine.warmUp().connect.isEmpty)
+        let ready = machine.connectionReady(id, maxConcurrentStreams: 100)
+        #expect(ready.connect.isEmpty)
+        #expect(ready.dispatch.isEmpty)
+        #expect(machine.warmUp().connect.isEmpty)
+        #expect(machine.statistics.openConnections == 1)
+        // The burst's first request goes straight to the warm connection.
+        #expect(machine.execute(Waiter(id: 1), deadline: later).dispatchedTo == id)
+        // Only draining connections left: warming up opens a fresh one; after shutdown, nothing.
+        _ = machine.goAwayReceived(id)
+        #expect(machine.warmUp().connect.count == 1)
+        _ = machine.shutdown()
+        #expect(machine.warmUp().connect.isEmpty)
+    }
+
     @Test("requests spread over connections with free streams")
     func spreading() throws {
         var machine = makeMachine(maxConnections: 2, maxStreamsPerConnection: 10)
@@ -171,7 +217,7 @@ struct HTTP2PoolStateMachineTests {
         // The first connection is full at once (limit 1) and a request still waits: a second one opens.
         let firstReady = machine.connectionReady(first, maxConcurrentStreams: 1)
         #expect(firstReady.dispatch.map(\.waiter.id) == [0])
-        let second = try #require(firstReady.connect)
+        let second = try #require(firstReady.connect.first)
         let secondReady = machine.connectionReady(second, maxConcurrentStreams: 10)
         #expect(secondReady.dispatch.map(\.waiter.id) == [1])
         _ = machine.maxConcurrentStreamsChanged(first, to: 10)
@@ -255,12 +301,12 @@ struct HTTP2PoolStateMachineTests {
 
         let goAway = machine.goAwayReceived(old)
         #expect(goAway.close.isEmpty)
-        #expect(goAway.connect == nil)  // nothing waits yet
+        #expect(goAway.connect.isEmpty)  // nothing waits yet
         #expect(machine.statistics.drainingConnections == 1)
 
         // A stream above lastStreamID comes back for a retry: it needs a new connection.
         let retried = machine.streamFinished(on: old, retry: (Waiter(id: 2), later), connectionUsable: false)
-        let fresh = try #require(retried.connect)
+        let fresh = try #require(retried.connect.first)
         #expect(retried.dispatch.isEmpty)
         // Streams below lastStreamID complete normally.
         let step12 = machine.streamFinished(on: old, retry: nil, connectionUsable: false)
@@ -335,11 +381,11 @@ struct HTTP2PoolStateMachineTests {
         let finished = machine.streamFinished(on: id, retry: nil, connectionUsable: false)
         #expect(finished.dispatch.isEmpty)
         #expect(finished.close == [id])
-        let replacement = try #require(finished.connect)
+        let replacement = try #require(finished.connect.first)
         #expect(replacement != id)
         // …and the late close report changes nothing.
         let closed = machine.connectionClosed(id, wasReady: true, reason: "reset by peer")
-        #expect(closed.connect == nil)
+        #expect(closed.connect.isEmpty)
         #expect(closed.scheduleReconnect == nil)
         let step19 = machine.connectionReady(replacement, maxConcurrentStreams: 1)
         #expect(step19.dispatch.map(\.waiter.id) == [1])
@@ -359,7 +405,7 @@ struct HTTP2PoolStateMachineTests {
             // Nothing else opens while backing off.
             let step20 = machine.execute(Waiter(id: 100 + delays.count), deadline: later)
             #expect(step20.connect == nil)
-            id = try #require(machine.backoffElapsed(id).connect)
+            id = try #require(machine.backoffElapsed(id).connect.first)
         }
         #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600)])
         #expect(machine.statistics.consecutiveConnectFailures == 5)
@@ -393,7 +439,7 @@ struct HTTP2PoolStateMachineTests {
         _ = machine.connectionClosed(id, wasReady: false, reason: "refused")
         _ = machine.cancelWaiter(1)
         let step22 = machine.backoffElapsed(id)
-        #expect(step22.connect == nil)
+        #expect(step22.connect.isEmpty)
         #expect(machine.statistics.pendingConnections == 0)
     }
 
@@ -472,7 +518,7 @@ struct HTTP2PoolStateMachineTests {
 
         let actions = machine.resetConnections()
         #expect(actions.close == [idle])
-        #expect(actions.connect == nil)  // nothing waits
+        #expect(actions.connect.isEmpty)  // nothing waits
         #expect(machine.statistics.drainingConnections == 1)
 
         let next = machine.execute(Waiter(id: 2), deadline: later)
@@ -491,7 +537,7 @@ struct HTTP2PoolStateMachineTests {
         let old = try readyConnection(&machine, maxStreams: 1)
         _ = machine.execute(Waiter(id: 1), deadline: later)
         let actions = machine.resetConnections()
-        let fresh = try #require(actions.connect)
+        let fresh = try #require(actions.connect.first)
         #expect(fresh != old)
         #expect(actions.close.isEmpty)  // its stream is still in flight
     }
@@ -510,7 +556,7 @@ struct HTTP2PoolStateMachineTests {
         #expect(step35.rejection?.kind == .shutdown)
         let retried = machine.streamFinished(on: id, retry: (Waiter(id: 0), later), connectionUsable: true)
         #expect(retried.fail.map(\.waiter.id) == [0])
-        #expect(retried.connect == nil)
+        #expect(retried.connect.isEmpty)
         let step36 = machine.connectionReady(HTTP2ConnectionID(rawValue: 77), maxConcurrentStreams: 1)
         #expect(step36.close == [HTTP2ConnectionID(rawValue: 77)])
     }
