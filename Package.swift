@@ -230,11 +230,15 @@ let package = Package(
         .executableTarget(
             name: "HeraldBench",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldSimulators", "HeraldAPNs", "HeraldTestSupport",
+                "HeraldCore", "HeraldStore", "HeraldSimulators", "HeraldAPNs", "HeraldHTTP2", "HeraldTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             path: "Benchmarks/HeraldBench"
         ),

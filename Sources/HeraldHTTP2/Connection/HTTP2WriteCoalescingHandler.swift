@@ -8,19 +8,21 @@ import NIOCore
 /// server, each with its header, tag and bookkeeping. Copying a few hundred bytes is cheaper than
 /// any of that. Buffers are passed on at ``chunkSize`` so that a large burst is not held in one
 /// growing allocation.
-final class HTTP2WriteCoalescingHandler: ChannelOutboundHandler {
-    typealias OutboundIn = IOData
-    typealias OutboundOut = IOData
+public final class HTTP2WriteCoalescingHandler: ChannelOutboundHandler {
+    public typealias OutboundIn = IOData
+    public typealias OutboundOut = IOData
 
     /// The size at which the pending buffer is passed on before the flush: a few TLS records' worth.
-    static let chunkSize = 64 * 1024
+    public static let chunkSize = 64 * 1024
 
     private var pending: ByteBuffer?
     private var pendingPromise: EventLoopPromise<Void>?
 
-    init() {}
+    /// Creates the handler; it goes between the TLS handler and `NIOHTTP2Handler`.
+    public init() {}
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    /// Adds a buffer to the pending one, passing it on once it reaches ``chunkSize``.
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch self.unwrapOutboundIn(data) {
         case .byteBuffer(var buffer):
             if self.pending == nil {
@@ -44,18 +46,21 @@ final class HTTP2WriteCoalescingHandler: ChannelOutboundHandler {
         }
     }
 
-    func flush(context: ChannelHandlerContext) {
+    /// Passes the pending buffer on, then the flush.
+    public func flush(context: ChannelHandlerContext) {
         self.passOnPending(context: context)
         context.flush()
     }
 
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    /// Passes the pending buffer on before the close.
+    public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         // Unflushed writes meet the close below, which fails them as NIO does.
         self.passOnPending(context: context)
         context.close(mode: mode, promise: promise)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    /// Fails the promises of writes never passed on.
+    public func handlerRemoved(context: ChannelHandlerContext) {
         self.pendingPromise?.fail(ChannelError.ioOnClosedChannel)
         self.pendingPromise = nil
         self.pending = nil
