@@ -141,27 +141,47 @@ public struct APNsProvider: PushProvider {
                 return
             }
         }
-        let requests = indices.map { request(for: deliveries[$0].message, to: deliveries[$0].target, authorization: authorization) }
+        // Messages rendered before the current token (the first pages after a start or a token
+        // refresh) have their shared fields prepared again, once per distinct set in the batch.
+        var reprepared: (fields: SharedFields, headers: HTTP2PreparedHeaders)?
+        let requests = indices.map { index -> HTTP2Request in
+            let message = deliveries[index].message
+            var prepared = message.preparedHeaders
+            if prepared == nil || authorization != message.preparedAuthorization {
+                let fields = SharedFields(message)
+                if let reprepared, reprepared.fields == fields {
+                    prepared = reprepared.headers
+                } else {
+                    let headers = preparedHeaders(for: message, authorization: authorization)
+                    reprepared = (fields, headers)
+                    prepared = headers
+                }
+            }
+            return HTTP2Request(
+                method: .post, path: "/3/device/" + deliveries[index].target.token, preparedHeaders: prepared,
+                // Unique per request: its value is kept out of the HPACK dynamic table, where it would
+                // evict the shared fields; its name is indexed once per connection.
+                uniqueField: HTTP2UniqueField(name: .apnsID, value: requestIDs.next()),
+                body: message.body)
+        }
         await pool.execute(requests, maxConcurrent: maxConcurrentDeliveries, deadline: settings.requestTimeout) { slot, result in
             report(indices[slot], Self.outcome(of: result))
         }
     }
 
-    private func request(for message: APNsMessage, to target: DeliveryTarget, authorization: String?) -> HTTP2Request {
-        var headers = HTTPFields()
-        var prepared = message.preparedHeaders
-        if authorization != message.preparedAuthorization {
-            // The token changed since rendering (or the message was not rendered by this provider).
-            prepared = nil
-            if let authorization { headers.append(HTTPField(name: .authorization, value: authorization)) }
+    /// What ``preparedHeaders(for:authorization:)`` takes from a message besides the token.
+    private struct SharedFields: Equatable {
+        let pushType: APNsPushType
+        let priority: Int
+        let expiration: Int64?
+        let collapseID: String?
+
+        init(_ message: APNsMessage) {
+            self.pushType = message.pushType
+            self.priority = message.priority
+            self.expiration = message.expiration
+            self.collapseID = message.collapseID
         }
-        return HTTP2Request(
-            method: .post, path: "/3/device/" + target.token, headers: headers,
-            preparedHeaders: prepared ?? preparedHeaders(for: message, authorization: nil),
-            // Unique per request: its value is kept out of the HPACK dynamic table, where it would
-            // evict the shared fields; its name is indexed once per connection.
-            uniqueField: HTTP2UniqueField(name: .apnsID, value: requestIDs.next()),
-            body: message.body)
     }
 
     private static func outcome(of result: Result<HTTP2Response, HTTP2ClientError>) -> DeliveryOutcome {
