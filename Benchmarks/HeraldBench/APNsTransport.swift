@@ -71,16 +71,7 @@ struct APNsTransport: AsyncParsableCommand {
                 throw error
             }
         }
-        say("")
-        say("| run | notifications/s | client CPU µs per notification | h2o CPU µs per request | wall time | client CPU (cores) |")
-        say("|---|---:|---:|---:|---:|---:|")
-        for result in results {
-            let cpu = result.cpuCores.map { String(format: "%.2f", $0) } ?? "—"
-            let perNotification = result.cpuCores.map { String(format: "%.1f", $0 * result.seconds / Double(notifications) * 1e6) } ?? "—"
-            let sink = result.sinkMicrosecondsPerRequest.map { String(format: "%.1f", $0) } ?? "—"
-            say("| \(result.label) | \(String(format: "%.0f", result.rate)) | \(perNotification) | \(sink) | \(String(format: "%.2f s", result.seconds)) | \(cpu) |")
-        }
-        for result in results where !result.note.isEmpty { say("\n\(result.label): \(result.note)") }
+        Result.sayClientTable(results, requestsPerRun: notifications, unit: "notification")
     }
 
     /// Sends `notifications` distinct-token notifications through `provider` in batches, as the

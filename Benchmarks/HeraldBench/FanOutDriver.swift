@@ -175,3 +175,21 @@ struct Result {
 func say(_ line: String = "") {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
+extension Result {
+    /// Prints the runs of a client measured in this process beside h2load (rate, the client's
+    /// CPU per `unit` at `requestsPerRun` per run, the sink's CPU per request, wall time, cores),
+    /// then each run's note.
+    static func sayClientTable(_ results: [Result], requestsPerRun: Int, unit: String) {
+        say("")
+        say("| run | \(unit)s/s | client CPU µs per \(unit) | h2o CPU µs per request | wall time | client CPU (cores) |")
+        say("|---|---:|---:|---:|---:|---:|")
+        for result in results {
+            let cpu = result.cpuCores.map { String(format: "%.2f", $0) } ?? "—"
+            let perUnit = result.cpuCores.map { String(format: "%.1f", $0 * result.seconds / Double(requestsPerRun) * 1e6) } ?? "—"
+            let sink = result.sinkMicrosecondsPerRequest.map { String(format: "%.1f", $0) } ?? "—"
+            say("| \(result.label) | \(String(format: "%.0f", result.rate)) | \(perUnit) | \(sink) | \(String(format: "%.2f s", result.seconds)) | \(cpu) |")
+        }
+        for result in results where !result.note.isEmpty { say("\n\(result.label): \(result.note)") }
+    }
+}

@@ -54,16 +54,7 @@ struct NIOHTTP2Floor: AsyncParsableCommand {
             let label = runs > 1 ? "nio-http2 alone → h2o sink (run \(run))" : "nio-http2 alone → h2o sink"
             return try await measure(label: label, port: sink.port, sslContext: sslContext, group: group)
         }
-        say("")
-        say("| run | requests/s | client CPU µs per request | h2o CPU µs per request | wall time | client CPU (cores) |")
-        say("|---|---:|---:|---:|---:|---:|")
-        for result in results {
-            let cpu = result.cpuCores.map { String(format: "%.2f", $0) } ?? "—"
-            let perRequest = result.cpuCores.map { String(format: "%.1f", $0 * result.seconds / Double(requests) * 1e6) } ?? "—"
-            let sink = result.sinkMicrosecondsPerRequest.map { String(format: "%.1f", $0) } ?? "—"
-            say("| \(result.label) | \(String(format: "%.0f", result.rate)) | \(perRequest) | \(sink) | \(String(format: "%.2f s", result.seconds)) | \(cpu) |")
-        }
-        for result in results where !result.note.isEmpty { say("\n\(result.label): \(result.note)") }
+        Result.sayClientTable(results, requestsPerRun: requests, unit: "request")
     }
 
     private func measure(label: String, port: Int, sslContext: NIOSSLContext, group: MultiThreadedEventLoopGroup) async throws -> Result {
