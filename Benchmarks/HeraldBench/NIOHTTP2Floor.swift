@@ -106,7 +106,8 @@ struct NIOHTTP2Floor: AsyncParsableCommand {
             let hex = String(index, radix: 16)
             headers.add(name: ":path", value: "/3/device/" + String(repeating: "a", count: 64 - hex.count) + hex, indexing: .nonIndexable)
             headers.add(contentsOf: shared)
-            // Indexed on each connection's first request (the first few taken), as Herald does.
+            // Herald indexes the first `apns-id` of each connection; here the first 64 requests,
+            // which the connections take first, are indexed, and the rest are not.
             let id = "123e4567-e89b-42d3-a456-" + String(repeating: "0", count: 12 - hex.count) + hex
             headers.add(name: "apns-id", value: id, indexing: index < 64 ? .indexable : .nonIndexable)
             return headers
