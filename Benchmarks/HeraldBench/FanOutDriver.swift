@@ -18,6 +18,10 @@ struct FanOutDriver {
     var inFlight = 8000
     /// Herald's `delivery.batch_size`: the audience page.
     var batchSize = 1000
+    /// The publish's form. The default lets Herald increment every APNs subscriber's stored
+    /// badge, as pushd does; `incrementBadge=false&badge=1` sends the same payload with no
+    /// badge written.
+    var publishForm = "msg=Benchmark&data.n=1"
 
     /// A fresh database with `subscribers` subscribers of `proto`, tokens from `token`, subscribed to `bench`.
     func seed(proto: String, token: (Int) -> String) async throws -> String {
@@ -59,7 +63,7 @@ struct FanOutDriver {
         say("\(label): herald ready (pid \(process.process.processIdentifier)), publishing to \(subscribers) subscribers")
         let cpuBefore = process.cpuSeconds()
         let started = ContinuousClock.now
-        let publish = try await client.post(base + "/event/bench", form: "msg=Benchmark&data.n=1")
+        let publish = try await client.post(base + "/event/bench", form: publishForm)
         guard publish == 204 else { throw BenchError("publish answered \(publish)") }
         // Answers are counted from `/metrics`, which costs Herald next to nothing and counts what the
         // provider answered. (`GET /event/bench` used to count the event's subscriptions on every

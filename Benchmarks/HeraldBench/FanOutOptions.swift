@@ -30,6 +30,9 @@ struct FanOutOptions: ParsableArguments {
     @Option(help: "Working directory (database, certificates, logs); each benchmark has its own default.")
     var directory: String?
 
+    @Flag(help: "Publish with incrementBadge=false&badge=1: the same payload, but no subscriber's stored badge is written.")
+    var keepBadges = false
+
     /// Whether the run against Herald's simulator is asked for.
     var measuresSimulator: Bool { target == "simulator" || target == "both" }
 
@@ -42,7 +45,11 @@ struct FanOutOptions: ParsableArguments {
         let directory = self.directory ?? defaultDirectory
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight, batchSize: batchSize)
+        var driver = FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight, batchSize: batchSize)
+        if keepBadges {
+            driver.publishForm += "&incrementBadge=false&badge=1"
+        }
+        return driver
     }
 
     /// The provider's tuning keys as YAML lines indented for a provider entry: `defaults`, then
