@@ -89,7 +89,7 @@ struct APNsTransport: AsyncParsableCommand {
             }
         }
         let delivered = Counter()
-        let cpuBefore = Self.processCPUSeconds()
+        let cpuBefore = ChildProcess.ownCPUSeconds()
         let started = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
             var next = 0
@@ -108,19 +108,12 @@ struct APNsTransport: AsyncParsableCommand {
             }
         }
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let cpu = Self.processCPUSeconds() - cpuBefore
+        let seconds = elapsed.inSeconds
+        let cpu = ChildProcess.ownCPUSeconds() - cpuBefore
         guard delivered.value == notifications else {
             throw BenchError("\(label): \(delivered.value) of \(notifications) delivered")
         }
         return Result(label: label, rate: Double(notifications) / seconds, seconds: seconds, cpuCores: cpu / seconds)
-    }
-
-    /// This process's user + system CPU time.
-    private static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }
 

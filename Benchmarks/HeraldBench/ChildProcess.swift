@@ -34,6 +34,14 @@ struct ChildProcess {
         Self.cpuSeconds(of: process.processIdentifier)
     }
 
+    /// This process's user + system CPU seconds so far, to the microsecond (`/proc` counts in
+    /// clock ticks), for clients measured in the driver's own process.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// User + system CPU seconds of process `pid` so far (0 if it is gone).
     static func cpuSeconds(of pid: pid_t) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -64,5 +72,12 @@ enum Machine {
             .split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
         let memory = ProcessInfo.processInfo.physicalMemory / 1_073_741_824
         return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GiB"
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as the benchmarks' rates and tables use it.
+    var inSeconds: Double {
+        Double(self.components.seconds) + Double(self.components.attoseconds) / 1e18
     }
 }

@@ -81,7 +81,7 @@ struct FanOutDriver {
             if ContinuousClock.now - started > .seconds(1800) { throw BenchError("gave up after 30 minutes at \(answered)") }
         }
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         let cpu = process.cpuSeconds() - cpuBefore
         // Every answer must also be recorded: the event's statistics reach N shortly after.
         var stats: [String: Any]?
@@ -95,7 +95,7 @@ struct FanOutDriver {
             }
         }
         var result = Result(label: label, rate: Double(subscribers) / seconds, seconds: seconds)
-        result.firstAnswerSeconds = firstAnswer.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        result.firstAnswerSeconds = firstAnswer?.inSeconds
         result.peakRSSMiB = process.peakRSSMiB()
         result.cpuCores = cpu / seconds
         result.failed = stats?["failed"] as? Int ?? 0

@@ -60,7 +60,7 @@ struct NIOHTTP2Floor: AsyncParsableCommand {
     private func measure(label: String, port: Int, sslContext: NIOSSLContext, group: MultiThreadedEventLoopGroup) async throws -> Result {
         let work = FloorWork(
             requests: Self.requestHeaders(count: requests, port: port), body: H2Load.Shape.apns.body, done: group.next().makePromise())
-        let cpuBefore = ChildProcess.cpuSeconds(of: getpid())
+        let cpuBefore = ChildProcess.ownCPUSeconds()
         let started = ContinuousClock.now
         var channels: [any Channel] = []
         for _ in 0..<connections {
@@ -82,8 +82,8 @@ struct NIOHTTP2Floor: AsyncParsableCommand {
         }
         try await work.done.futureResult.get()
         let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let cpu = ChildProcess.cpuSeconds(of: getpid()) - cpuBefore
+        let seconds = elapsed.inSeconds
+        let cpu = ChildProcess.ownCPUSeconds() - cpuBefore
         for channel in channels { try? await channel.close() }
         guard work.okAnswers == requests else { throw BenchError("\(label): \(work.okAnswers) of \(requests) answered 200") }
         return Result(label: label, rate: Double(requests) / seconds, seconds: seconds, cpuCores: cpu / seconds)
