@@ -39,12 +39,9 @@ struct APNsTransport: AsyncParsableCommand {
     var directory = "/tmp/herald-bench-apns-transport"
 
     func run() async throws {
-        let credentials = try APNsBenchCredentials(directory: directory, keyID: "BENCHKEY01", fresh: true)
-        let (authority, keyFile) = (credentials.authority, credentials.keyFile)
-        say("machine: \(Machine.describe())")
-        let sink = try H2OSink.start(directory: directory, authority: authority, answer: .apns)
+        let (credentials, sink) = try H2OSink.startForAPNsClients(directory: directory)
         defer { sink.stop() }
-        say("h2o sink on port \(sink.port)")
+        let (authority, keyFile) = (credentials.authority, credentials.keyFile)
 
         let values: [(String, String)] = [
             ("endpoint", "https://127.0.0.1:\(sink.port)"), ("ca_file", authority.caCertificateFile!),

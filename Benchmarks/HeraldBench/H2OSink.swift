@@ -71,6 +71,16 @@ struct H2OSink {
         throw H2OError(message: "h2o did not start; see \(directory)/h2o.log")
     }
 
+    /// What the in-process APNs client benchmarks begin with: fresh credentials in `directory`
+    /// (emptied first), the machine said, and an APNs-shaped sink started; the caller stops it.
+    static func startForAPNsClients(directory: String) throws -> (credentials: APNsBenchCredentials, sink: H2OSink) {
+        let credentials = try APNsBenchCredentials(directory: directory, keyID: "BENCHKEY01", fresh: true)
+        say("machine: \(Machine.describe())")
+        let sink = try H2OSink.start(directory: directory, authority: credentials.authority, answer: .apns)
+        say("h2o sink on port \(sink.port)")
+        return (credentials, sink)
+    }
+
     /// Kills h2o and its helper processes by pid: its graceful shutdown can wait indefinitely, and
     /// its helpers outlive the master, so the master's descendants are found first, then all killed.
     func stop() {

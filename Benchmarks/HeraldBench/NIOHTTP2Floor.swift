@@ -33,12 +33,9 @@ struct NIOHTTP2Floor: AsyncParsableCommand {
     var directory = "/tmp/herald-bench-nio-http2-floor"
 
     func run() async throws {
-        let credentials = try APNsBenchCredentials(directory: directory, keyID: "BENCHKEY01", fresh: true)
-        let caFile = credentials.authority.caCertificateFile!
-        say("machine: \(Machine.describe())")
-        let sink = try H2OSink.start(directory: directory, authority: credentials.authority, answer: .apns)
+        let (credentials, sink) = try H2OSink.startForAPNsClients(directory: directory)
         defer { sink.stop() }
-        say("h2o sink on port \(sink.port)")
+        let caFile = credentials.authority.caCertificateFile!
 
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .file(caFile)
