@@ -124,6 +124,25 @@ struct SQLiteStoreTests {
         #expect(Set(claimed).count == 200)
     }
 
+    @Test("closing folds the write-ahead log into the database file and empties it")
+    func closeCheckpoints() async throws {
+        let path = TemporaryDatabases.newPath()
+        let store = try SQLiteStore(path: path)
+        _ = try await store.registerMany((0..<100).map { apns($0) }, subscribingTo: nil, now: Clock.t0)
+        try store.close()
+        // A copy of the file without its log holds only what was checkpointed.
+        let copy = TemporaryDatabases.newPath()
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let queue = try DatabaseQueue(path: copy)
+        defer { try? queue.close() }
+        let inFile = try await queue.read { db in
+            try db.tableExists("subscribers") ? Int.fetchOne(db, sql: "SELECT count(*) FROM subscribers") : nil
+        }
+        #expect(inFile == 100)
+        let log = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+        #expect((log ?? 0) == 0)
+    }
+
     @Test("an unreadable row is reported as corrupt, not skipped")
     func corruptRows() async throws {
         let store = try SQLiteStore(path: TemporaryDatabases.newPath())

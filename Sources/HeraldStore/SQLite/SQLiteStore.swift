@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import HeraldCore
 
 /// ``HeraldStore`` on one SQLite database file in WAL mode (GRDB `DatabasePool`).
@@ -62,6 +63,16 @@ public final class SQLiteStore: HeraldStore {
     /// Synchronous so that it can also run from `deinit`-like shutdown paths; it satisfies
     /// the protocol's `async` requirement as well.
     public func close() throws {
+        // GRDB closes the writer before the readers, so SQLite's checkpoint at the last close never
+        // ran and the log stayed behind, however large: the next start replayed and copied it. Fold
+        // it in and empty it here. Without waiting: another process on the file must not be held
+        // up, so if it is reading or writing, copy what can be copied and leave the log.
+        try? pool.writeWithoutTransaction { db in
+            sqlite3_busy_timeout(db.sqliteConnection, 0)
+            if (try? db.checkpoint(.truncate)) == nil {
+                _ = try db.checkpoint(.passive)
+            }
+        }
         try pool.close()
     }
 }
