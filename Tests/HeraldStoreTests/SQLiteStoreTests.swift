@@ -73,6 +73,43 @@ struct SQLiteStoreTests {
         #expect(try await store.statistics(of: .broadcast)?.subscribers == 2)
     }
 
+    @Test("migration v6 moves the badges of a database made before it into their own table")
+    func badgesMigration() async throws {
+        let path = TemporaryDatabases.newPath()
+        do {
+            let pool = try DatabasePool(path: path)
+            try SQLiteSchema.migrator.migrate(pool, upTo: "v5-subscriber-counts")
+            try await pool.write { db in
+                for (n, badge) in [(0, "3"), (1, nil), (2, "x7")] as [(Int, String?)] {
+                    try db.execute(
+                        sql: "INSERT INTO subscribers (id, proto, token, identity, badge, created, updated) VALUES (?, 'apns', ?, ?, ?, 0, 0)",
+                        arguments: ["s\(n)", "t\(n)", "t\(n)", badge])
+                }
+            }
+            try pool.close()
+        }
+        let store = try SQLiteStore(path: path)
+        defer { try? store.close() }
+        let ids = (0..<3).map { SubscriberID(rawValue: "s\($0)") }
+        #expect(try await store.subscriber(ids[0])?.fields.badge == "3")
+        #expect(try await store.subscriber(ids[1])?.fields.badge == nil)
+        #expect(try await store.subscriber(ids[2])?.fields.badge == "x7")
+        let before = try await store.incrementBadges(expecting: [
+            BadgeExpectation(id: ids[0], storedBadge: "3"), BadgeExpectation(id: ids[1], storedBadge: nil),
+        ])
+        #expect(before == [.some("3"), .some(nil)])
+        #expect(try await store.subscriber(ids[0])?.fields.badge == "4")
+        #expect(try await store.subscriber(ids[1])?.fields.badge == "1")
+        // Subscribers made after it get their row from the trigger; deleted ones lose it.
+        let added = try await store.register(apns(9), now: Clock.t0).subscriber.id
+        #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: added, storedBadge: nil)]) == [.some(nil)])
+        #expect(try await store.deleteSubscriber(ids[2]))
+        let rows = try await store.pool.read { db in try String.fetchAll(db, sql: "SELECT subscriber_id FROM badges ORDER BY 1") }
+        #expect(rows == [added.rawValue, "s0", "s1"].sorted())
+        let columns = try await store.pool.read { db in try db.columns(in: "subscribers").map(\.name) }
+        #expect(!columns.contains("badge"))
+    }
+
     @Test("data survives closing and reopening; the migration runs once")
     func reopen() async throws {
         let path = TemporaryDatabases.newPath()
@@ -89,7 +126,7 @@ struct SQLiteStoreTests {
         let jobs = try await second.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
         #expect(jobs.map(\.notification) == [sampleNotification()])
         let migrations = try await second.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts"])
+        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges"])
         let journal = try await second.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
     }
@@ -173,12 +210,13 @@ struct SQLiteStoreTests {
             WHERE sub.event = 'e' AND sub.subscriber_id > 'a' ORDER BY sub.subscriber_id LIMIT 500
             """),
         ("broadcast page", "SELECT \(SQLiteCodec.subscriberColumns("s")) FROM subscribers AS s WHERE s.id > 'a' ORDER BY s.id LIMIT 500"),
-        ("badge read", "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each('[]'))"),
+        ("badge read", "SELECT subscriber_id, badge FROM badges WHERE subscriber_id IN (SELECT value FROM json_each('[]'))"),
         ("badge write", """
-            UPDATE subscribers SET badge = new.badge
+            UPDATE badges SET badge = new.badge
             FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge FROM json_each('[]')) AS new
-            WHERE subscribers.id = new.id
+            WHERE badges.subscriber_id = new.id
             """),
+        ("badge increment", "UPDATE badges SET badge = '1' WHERE subscriber_id = 'a' AND badge IS NULL"),
         ("audience exists", "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE event = 'e')"),
         ("subscriber's events", "SELECT DISTINCT event FROM subscriptions WHERE subscriber_id IN (SELECT value FROM json_each('[]'))"),
         ("event names", """

@@ -4,11 +4,14 @@ import HeraldCore
 
 /// Conversions between the model types and SQLite rows and parameters.
 enum SQLiteCodec {
-    /// The subscriber columns in the order ``subscriber(_:at:)`` reads them.
-    static func subscriberColumns(_ table: String? = nil) -> String {
-        let prefix = table.map { $0 + "." } ?? ""
-        return ["id", "proto", "token", "lang", "badge", "version", "category", "content_available", "created", "updated", "failures"]
-            .map { prefix + $0 }
+    /// The subscriber columns in the order ``subscriber(_:at:)`` reads them; `table` names the
+    /// subscribers table (or its alias) in the statement.
+    ///
+    /// The badge lives in `badges` (migration v6), read by key for each subscriber.
+    static func subscriberColumns(_ table: String = "subscribers") -> String {
+        ["id", "proto", "token", "lang", "(SELECT badge FROM badges WHERE subscriber_id = \(table).id)", "version", "category",
+         "content_available", "created", "updated", "failures"]
+            .map { $0.hasPrefix("(") ? $0 : table + "." + $0 }
             .joined(separator: ", ")
     }
 

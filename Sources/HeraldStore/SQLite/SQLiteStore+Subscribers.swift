@@ -47,7 +47,6 @@ extension SQLiteStore {
                 UPDATE subscribers SET
                     token = ?,
                     lang = coalesce(?, lang),
-                    badge = coalesce(?, badge),
                     version = coalesce(?, version),
                     category = coalesce(?, category),
                     content_available = coalesce(?, content_available),
@@ -57,30 +56,43 @@ extension SQLiteStore {
                 RETURNING \(SQLiteCodec.subscriberColumns())
                 """),
             arguments: [
-                registration.token, fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable,
+                registration.token, fields.lang, fields.version, fields.category, fields.contentAvailable,
                 now, registration.proto, registration.identity,
             ]
         )
         if let refreshed {
-            return (SQLiteCodec.subscriber(refreshed), false)
+            // RETURNING read the badge before this statement's change to it.
+            var subscriber = SQLiteCodec.subscriber(refreshed)
+            if let badge = fields.badge {
+                try setBadge(badge, of: subscriber.id, in: db)
+                subscriber.fields.badge = badge
+            }
+            return (subscriber, false)
         }
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO subscribers (id, proto, token, identity, lang, badge, version, category, content_available, created, updated, failures)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+            INSERT INTO subscribers (id, proto, token, identity, lang, version, category, content_available, created, updated, failures)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
             ON CONFLICT (id) DO NOTHING
             """)
         for _ in 0..<idDraws {
             let id = makeID()
             try insert.execute(arguments: [
                 id.rawValue, registration.proto, registration.token, registration.identity,
-                fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable, now, now,
+                fields.lang, fields.version, fields.category, fields.contentAvailable, now, now,
             ])
             if db.changesCount > 0 {
+                // The trigger gave it a badges row without a badge.
+                if let badge = fields.badge { try setBadge(badge, of: id, in: db) }
                 let subscriber = Subscriber(id: id, proto: registration.proto, token: registration.token, fields: fields, created: now, updated: now)
                 return (subscriber, true)
             }
         }
         throw StoreError.idExhausted
+    }
+
+    /// Stores `badge` as the badge of the subscriber `id`.
+    private static func setBadge(_ badge: String, of id: SubscriberID, in db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE badges SET badge = ? WHERE subscriber_id = ?").execute(arguments: [badge, id.rawValue])
     }
 
     /// Reads one subscriber by primary key.
@@ -99,7 +111,6 @@ extension SQLiteStore {
             try db.cachedStatement(sql: """
                 UPDATE subscribers SET
                     lang = coalesce(?, lang),
-                    badge = coalesce(?, badge),
                     version = coalesce(?, version),
                     category = coalesce(?, category),
                     content_available = coalesce(?, content_available),
@@ -107,8 +118,10 @@ extension SQLiteStore {
                     failures = 0
                 WHERE id = ?
                 """)
-                .execute(arguments: [fields.lang, fields.badge, fields.version, fields.category, fields.contentAvailable, now, id.rawValue])
-            return db.changesCount > 0
+                .execute(arguments: [fields.lang, fields.version, fields.category, fields.contentAvailable, now, id.rawValue])
+            guard db.changesCount > 0 else { return false }
+            if let badge = fields.badge { try Self.setBadge(badge, of: id, in: db) }
+            return true
         }
     }
 
@@ -129,7 +142,7 @@ extension SQLiteStore {
         guard !expectations.isEmpty else { return [] }
         return try await pool.write { db in
             // `IS` so that an absent badge matches an expected absent one.
-            let update = try SQLiteTextStatement("UPDATE subscribers SET badge = ? WHERE id = ? AND badge IS ?", in: db)
+            let update = try SQLiteTextStatement("UPDATE badges SET badge = ? WHERE subscriber_id = ? AND badge IS ?", in: db)
             var result: [String??] = []
             result.reserveCapacity(expectations.count)
             var stale: [Int] = []
@@ -163,7 +176,7 @@ extension SQLiteStore {
     /// Reads the badges of `ids` and writes them incremented, with two statements for all of them.
     private static func incrementBadges(reading ids: [SubscriberID], in db: Database) throws -> [SubscriberID: String?] {
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT id, badge FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
+            db.cachedStatement(sql: "SELECT subscriber_id, badge FROM badges WHERE subscriber_id IN (SELECT value FROM json_each(?))"),
             arguments: [SQLiteCodec.jsonArray(ids.lazy.map(\.rawValue))]
         )
         guard !rows.isEmpty else { return [:] }
@@ -178,12 +191,12 @@ extension SQLiteStore {
             updates.append([.text(id), .text(BadgeLogic.incrementedStoredBadge(badge))])
         }
         try db.cachedStatement(sql: """
-            UPDATE subscribers SET badge = new.badge
+            UPDATE badges SET badge = new.badge
             FROM (
                 SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge
                 FROM json_each(?)
             ) AS new
-            WHERE subscribers.id = new.id
+            WHERE badges.subscriber_id = new.id
             """)
             .execute(arguments: [SQLiteCodec.jsonRows(updates)])
         return before
