@@ -47,22 +47,26 @@ struct SQLiteStoreTests {
         #expect(ids.draws == 14)
     }
 
+    /// A new database file with the schema only up to `migration`, and the rows `fill` writes.
+    static func database(migratedUpTo migration: String, fill: @escaping @Sendable (Database) throws -> Void) async throws -> String {
+        let path = TemporaryDatabases.newPath()
+        let pool = try DatabasePool(path: path)
+        try SQLiteSchema.migrator.migrate(pool, upTo: migration)
+        try await pool.write(fill)
+        try pool.close()
+        return path
+    }
+
     @Test("migration v5 counts the subscribers of a database made before it")
     func subscriberCountsMigration() async throws {
-        let path = TemporaryDatabases.newPath()
-        do {
-            let pool = try DatabasePool(path: path)
-            try SQLiteSchema.migrator.migrate(pool, upTo: "v4-failing-subscribers")
-            try await pool.write { db in
-                for n in 0..<3 {
-                    try db.execute(
-                        sql: "INSERT INTO subscribers (id, proto, token, identity, created, updated) VALUES (?, 'apns', ?, ?, 0, 0)",
-                        arguments: ["s\(n)", "t\(n)", "t\(n)"])
-                    try db.execute(sql: "INSERT INTO subscriptions (event, subscriber_id, ignore_message) VALUES ('news', ?, 0)", arguments: ["s\(n)"])
-                }
-                try db.execute(sql: "INSERT INTO events (name, created) VALUES ('news', 0), ('broadcast', 0)")
+        let path = try await Self.database(migratedUpTo: "v4-failing-subscribers") { db in
+            for n in 0..<3 {
+                try db.execute(
+                    sql: "INSERT INTO subscribers (id, proto, token, identity, created, updated) VALUES (?, 'apns', ?, ?, 0, 0)",
+                    arguments: ["s\(n)", "t\(n)", "t\(n)"])
+                try db.execute(sql: "INSERT INTO subscriptions (event, subscriber_id, ignore_message) VALUES ('news', ?, 0)", arguments: ["s\(n)"])
             }
-            try pool.close()
+            try db.execute(sql: "INSERT INTO events (name, created) VALUES ('news', 0), ('broadcast', 0)")
         }
         let store = try SQLiteStore(path: path)
         defer { try? store.close() }
@@ -75,18 +79,12 @@ struct SQLiteStoreTests {
 
     @Test("migration v6 moves the badges of a database made before it into their own table")
     func badgesMigration() async throws {
-        let path = TemporaryDatabases.newPath()
-        do {
-            let pool = try DatabasePool(path: path)
-            try SQLiteSchema.migrator.migrate(pool, upTo: "v5-subscriber-counts")
-            try await pool.write { db in
-                for (n, badge) in [(0, "3"), (1, nil), (2, "x7")] as [(Int, String?)] {
-                    try db.execute(
-                        sql: "INSERT INTO subscribers (id, proto, token, identity, badge, created, updated) VALUES (?, 'apns', ?, ?, ?, 0, 0)",
-                        arguments: ["s\(n)", "t\(n)", "t\(n)", badge])
-                }
+        let path = try await Self.database(migratedUpTo: "v5-subscriber-counts") { db in
+            for (n, badge) in [(0, "3"), (1, nil), (2, "x7")] as [(Int, String?)] {
+                try db.execute(
+                    sql: "INSERT INTO subscribers (id, proto, token, identity, badge, created, updated) VALUES (?, 'apns', ?, ?, ?, 0, 0)",
+                    arguments: ["s\(n)", "t\(n)", "t\(n)", badge])
             }
-            try pool.close()
         }
         let store = try SQLiteStore(path: path)
         defer { try? store.close() }
