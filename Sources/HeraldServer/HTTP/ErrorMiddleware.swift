@@ -33,11 +33,20 @@ struct ErrorMiddleware: RouterMiddleware {
         if accessLog {
             var line = context.logger
             line.logLevel = logger.logLevel
-            line.info("request", metadata: [
+            // §1.4's `<METHOD> <url> <status>` is the message itself, so operators can grep for `GET /events 200`
+            // as they do for the UDP lines (`UDP/POST /event/x 204`); the metadata stays for structured sinks.
+            line.info("\(request.method.rawValue) \(Self.url(of: request)) \(response.status.code)", metadata: [
                 "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
                 "route": "\(route)",
             ])
         }
         return response
+    }
+
+    /// The access log's `<url>`: the path and query string as received (not percent-decoded), like rs/pushd's
+    /// `req.url`; an absolute-form request target contributes only its path and query.
+    static func url(of request: Request) -> String {
+        guard let query = request.uri.query else { return request.uri.path }
+        return request.uri.path + "?" + query
     }
 }
