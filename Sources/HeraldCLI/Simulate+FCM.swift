@@ -9,7 +9,7 @@ extension Simulate {
         let account = try FCMTestServiceAccount(projectID: "herald-simulator")
         var configuration = FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority)
         configuration.port = fcmPort
-        configuration.recordPayloads = verbose
+        configuration.onAccepted = acceptedRequestLog(logger)
         let simulator = FCMSimulator(configuration: configuration)
         _ = try await simulator.start()
         let accountFile = (directory as NSString).appendingPathComponent("fcm-service-account.json")

@@ -9,6 +9,7 @@ extension Simulate {
     func startWebPush(authority: SimulatorCertificateAuthority, directory: String, logger: Logger) async throws -> (any SimulatorHandle, String) {
         var configuration = WebPushSimulator.Configuration(certificateAuthority: authority)
         configuration.port = webPushPort
+        configuration.onAccepted = acceptedRequestLog(logger)
         let simulator = WebPushSimulator(configuration: configuration)
         _ = try await simulator.start()
         let keyFile = (directory as NSString).appendingPathComponent("vapid.pem")

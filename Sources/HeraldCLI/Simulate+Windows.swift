@@ -10,6 +10,7 @@ extension Simulate {
         let clientSecret = "simulator-secret"
         var configuration = WNSSimulator.Configuration(clientID: clientID, clientSecret: clientSecret, certificateAuthority: authority)
         configuration.port = wnsPort
+        configuration.onAccepted = acceptedRequestLog(logger)
         let simulator = WNSSimulator(configuration: configuration)
         _ = try await simulator.start()
         let channel = simulator.makeChannel()
@@ -33,6 +34,7 @@ extension Simulate {
     func startMPNS(authority: SimulatorCertificateAuthority, directory: String, logger: Logger) async throws -> (any SimulatorHandle, String) {
         var configuration = MPNSSimulator.Configuration(certificateAuthority: authority)
         configuration.port = mpnsPort
+        configuration.onAccepted = acceptedRequestLog(logger)
         let simulator = MPNSSimulator(configuration: configuration)
         _ = try await simulator.start()
         let channel = simulator.makeChannel()
@@ -54,6 +56,7 @@ extension Simulate {
         let apiKey = "AIzaSy-herald-simulator"
         var configuration = GCMLegacySimulator.Configuration(apiKeys: [apiKey], certificateAuthority: authority)
         configuration.port = gcmLegacyPort
+        configuration.onAccepted = acceptedRequestLog(logger)
         let simulator = GCMLegacySimulator(configuration: configuration)
         _ = try await simulator.start()
         logger.info("legacy GCM simulator listening", metadata: ["endpoint": "\(simulator.endpoint)"])

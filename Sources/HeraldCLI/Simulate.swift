@@ -48,7 +48,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(name: .long, help: "The bundle id (apns-topic) the APNs simulator serves.")
     var apnsTopic: String = "com.example.app"
 
-    @Flag(name: .long, help: "Record every accepted payload and log it.")
+    @Flag(
+        name: .long,
+        help: "Log every accepted request: its token (shortened), the headers that decide the delivery, and the payload.")
     var verbose = false
 
     @Argument(help: "Kinds to simulate (default: all of \(Simulate.availableKinds.joined(separator: ", "))).")
@@ -124,7 +126,7 @@ struct Simulate: AsyncParsableCommand {
         var configuration = APNsSimulator.Configuration(
             teamID: teamID, signingKeys: [keyID: key.publicKey], topics: [apnsTopic], certificateAuthority: authority)
         configuration.port = apnsPort
-        configuration.recordPayloads = verbose
+        configuration.onAccepted = acceptedRequestLog(logger)
         let simulator = APNsSimulator(configuration: configuration)
         let port = try await simulator.start()
         logger.info("APNs simulator listening", metadata: ["endpoint": "https://127.0.0.1:\(port)", "topic": "\(apnsTopic)"])

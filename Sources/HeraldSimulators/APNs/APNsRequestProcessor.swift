@@ -12,6 +12,12 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
 
     private static let devicePathPrefix = "/3/device/"
 
+    /// The headers of an accepted request that ``Configuration/onAccepted`` hears about: those deciding how the
+    /// notification is shown, stored, coalesced and ordered (never `authorization`).
+    private static let deliveryHeaders = [
+        "apns-push-type", "apns-topic", "apns-priority", "apns-expiration", "apns-collapse-id",
+    ]
+
     let configuration: APNsSimulator.Configuration
     let store: APNsSimulatorStore
     let verifier: APNsProviderTokenVerifier
@@ -138,7 +144,9 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
             return .error(413, APNsReason.payloadTooLarge, apnsID: apnsID)
         }
         var bodyText: String?
-        if self.configuration.validatesPayloadJSON || self.configuration.recordPayloads {
+        if self.configuration.validatesPayloadJSON || self.configuration.recordPayloads
+            || self.configuration.onAccepted != nil
+        {
             bodyText = String(validating: body.readableBytesView, as: UTF8.self)
             if self.configuration.validatesPayloadJSON {
                 let isObject = bodyText != nil && body.withUnsafeReadableBytes { JSONSyntaxValidator.isObject($0) }
@@ -158,6 +166,12 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
             )
         }
         self.store.recordAccepted(token: String(token), record: record)
+        if let onAccepted = self.configuration.onAccepted {
+            onAccepted(SimulatorDelivery(
+                service: "apns", recipients: [String(token)],
+                fields: SimulatorDelivery.fields(Self.deliveryHeaders, request.header),
+                payload: bodyText ?? String(buffer: body)))
+        }
         return .success(apnsID: apnsID, uniqueID: self.configuration.sandbox ? Self.makeUUID() : nil)
     }
 

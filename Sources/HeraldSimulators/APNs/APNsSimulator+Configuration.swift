@@ -37,6 +37,9 @@ extension APNsSimulator {
         /// Keep every accepted request's device token for ``APNsSimulator/acceptedTokens()``; long benchmarks may
         /// turn this off to keep memory flat.
         public var recordTokens: Bool = true
+        /// Called with every accepted request, after it is counted and outside the simulator's locks
+        /// (`herald simulate --verbose` logs them); `nil`, the default, costs nothing.
+        public var onAccepted: SimulatorDeliveryHandler?
         /// The reason for a `background` push with priority 10. Apple only says it is "an error" (§1.9 step 7).
         public var backgroundPriority10Reason: String = "BadPriority"
         /// Provider tokens whose `iat` is older than this many seconds get `403 ExpiredProviderToken`.

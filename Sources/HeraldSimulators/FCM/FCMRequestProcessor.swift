@@ -155,6 +155,15 @@ final class FCMRequestProcessor: SimulatorHTTP2RequestProcessor {
                 headers: request.headers.map { ($0.name, $0.value) }, name: name, validateOnly: message.validateOnly)
         }
         self.store.recordAccepted(token: message.validateOnly ? nil : message.token, record: record)
+        if let onAccepted = self.configuration.onAccepted {
+            // The target is the token, or else the topic or condition (no device to shorten then).
+            var fields: [(name: String, value: String)] = [("project", projectID)]
+            if message.token == nil, let topic = message.topic { fields.append(("target", topic)) }
+            if message.validateOnly { fields.append(("validate_only", "true")) }
+            onAccepted(SimulatorDelivery(
+                service: "fcm", recipients: message.token.map { [$0] } ?? [], fields: fields,
+                payload: String(buffer: body)))
+        }
         return .ok(FCMJSONText.object([("name", FCMJSONText.quoted(name))]))
     }
 

@@ -25,6 +25,9 @@ extension FCMSimulator {
         public var minimumRegistrationTokenLength: Int = 32
         /// Keep every accepted request's body for ``FCMSimulator/accepted()``.
         public var recordPayloads: Bool = false
+        /// Called with every accepted request, after it is counted and outside the simulator's locks
+        /// (`herald simulate --verbose` logs them); `nil`, the default, costs nothing.
+        public var onAccepted: SimulatorDeliveryHandler?
         /// Keep every accepted request's registration token for ``FCMSimulator/acceptedTokens()``; long
         /// benchmarks may turn this off to keep memory flat.
         public var recordTokens: Bool = true

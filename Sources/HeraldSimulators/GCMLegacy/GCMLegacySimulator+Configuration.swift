@@ -18,6 +18,9 @@ extension GCMLegacySimulator {
         public var maximumDataBytes: Int = 4096
         /// Keep every accepted request's registration ids and body for ``GCMLegacySimulator/accepted()``.
         public var recordPayloads: Bool = true
+        /// Called with every request that delivered to at least one registration id, after it is counted and
+        /// outside the simulator's locks (`herald simulate --verbose` logs them); `nil`, the default, costs nothing.
+        public var onAccepted: SimulatorDeliveryHandler?
         /// The seed of the generator behind faults and message ids, so runs are reproducible.
         public var seed: UInt64 = 0x47_43_4D
         /// Where the simulator logs: start and stop at `info`, rejected requests at `debug`.

@@ -142,6 +142,7 @@ final class GCMLegacySimulatorStore: Sendable {
     /// The `200` answer: one result per registration id, from the message's common error or each id's state.
     private func answer(_ message: Message, request: Request, body: [UInt8]) -> Response {
         let millis = Int64(Date().timeIntervalSince1970 * 1000)
+        var delivered = 0
         let document = state.withLock { state -> String in
             var results: [String] = []
             var errors: [String?] = []
@@ -157,6 +158,7 @@ final class GCMLegacySimulatorStore: Sendable {
                     continue
                 }
                 success += 1
+                delivered += 1
                 state.statistics.delivered += 1
                 state.deliveries[id, default: 0] += 1
                 let random = String(state.faults.nextRandom(), radix: 16)
@@ -180,6 +182,14 @@ final class GCMLegacySimulatorStore: Sendable {
             let list = results.joined(separator: ",")
             return "{\"multicast_id\":\(multicastID),\"success\":\(success),\"failure\":\(failure),"
                 + "\"canonical_ids\":\(canonical),\"results\":[\(list)]}"
+        }
+        if delivered > 0, let onAccepted = configuration.onAccepted {
+            // Every addressed id is a recipient, not only those delivered to: the body lists them all, and a logger
+            // shortening the recipients in it must know each one.
+            onAccepted(SimulatorDelivery(
+                service: "gcm-legacy", recipients: message.registrationIDs,
+                fields: [("delivered", "\(delivered) of \(message.registrationIDs.count)")],
+                payload: String(decoding: body, as: UTF8.self)))
         }
         return SimulatorHTTPAnswer.make(status: 200, headers: [("Content-Type", "application/json; charset=UTF-8")], body: document)
     }

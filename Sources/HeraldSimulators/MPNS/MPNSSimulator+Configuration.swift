@@ -16,6 +16,9 @@ extension MPNSSimulator {
         public var maximumRawBytes: Int = 1024
         /// Keep every accepted notification's headers and body for ``MPNSSimulator/accepted()``.
         public var recordPayloads: Bool = true
+        /// Called with every accepted request, after it is counted and outside the simulator's locks
+        /// (`herald simulate --verbose` logs them); `nil`, the default, costs nothing.
+        public var onAccepted: SimulatorDeliveryHandler?
         /// The seed of the generator behind faults and channel ids, so runs are reproducible.
         public var seed: UInt64 = 0x4D_50_4E_53
         /// Where the simulator logs: start and stop at `info`, rejected requests at `debug`.

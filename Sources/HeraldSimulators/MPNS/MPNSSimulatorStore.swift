@@ -7,6 +7,9 @@ final class MPNSSimulatorStore: Sendable {
     let configuration: MPNSSimulator.Configuration
     let state: Mutex<MPNSSimulatorState>
 
+    /// The headers of an accepted notification that ``MPNSSimulator/Configuration/onAccepted`` hears about.
+    private static let deliveryHeaders = ["X-WindowsPhone-Target", "X-NotificationClass", "X-MessageID"]
+
     /// The notification classes of each target: immediate, within 450 s, within 900 s.
     static let toastClasses: Set<Int> = [2, 12, 22]
     static let tileClasses: Set<Int> = [1, 11, 21]
@@ -63,6 +66,12 @@ final class MPNSSimulatorStore: Sendable {
                             channel: state.channelURI(id: channelID), notificationClass: notificationClass, target: target,
                             headers: SimulatorHTTPAnswer.headers(request), body: String(decoding: body, as: UTF8.self)))
                 }
+            }
+            if let onAccepted = configuration.onAccepted {
+                onAccepted(SimulatorDelivery(
+                    service: "mpns", recipients: [channelID],
+                    fields: SimulatorDelivery.fields(Self.deliveryHeaders) { SimulatorHTTPAnswer.header(request, $0) },
+                    payload: String(decoding: body, as: UTF8.self)))
             }
             var headers = Self.statusHeaders("Received", "Active", "Connected")
             if let messageID = SimulatorHTTPAnswer.header(request, "X-MessageID") { headers.append(("X-MessageID", messageID)) }

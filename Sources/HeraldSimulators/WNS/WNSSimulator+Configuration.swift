@@ -19,6 +19,9 @@ extension WNSSimulator {
         public var maximumBodyBytes: Int = 5000
         /// Keep every accepted notification's headers and body for ``WNSSimulator/accepted()``.
         public var recordPayloads: Bool = true
+        /// Called with every accepted request, after it is counted and outside the simulator's locks
+        /// (`herald simulate --verbose` logs them); `nil`, the default, costs nothing.
+        public var onAccepted: SimulatorDeliveryHandler?
         /// The seed of the generator behind faults, channel ids and message ids, so runs are reproducible.
         public var seed: UInt64 = 0x57_4E_53
         /// Where the simulator logs: start and stop at `info`, rejected requests at `debug`.

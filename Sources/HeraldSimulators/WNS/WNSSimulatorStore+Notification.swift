@@ -132,6 +132,12 @@ extension WNSSimulatorStore {
         }
     }
 
+    /// The headers of an accepted notification that ``WNSSimulator/Configuration/onAccepted`` hears about (never
+    /// `Authorization`).
+    private static let deliveryHeaders = [
+        "X-WNS-Type", "X-WNS-Tag", "X-WNS-Group", "X-WNS-TTL", "X-WNS-Cache-Policy", "X-WNS-RequestForStatus",
+    ]
+
     private func accept(_ request: Request, channelID: String, type: String, body: [UInt8]) -> Response {
         let requestedStatus = SimulatorHTTPAnswer.header(request, "X-WNS-RequestForStatus") == "true"
         let (messageID, wnsStatus) = state.withLock { state -> (String, String) in
@@ -150,6 +156,12 @@ extension WNSSimulatorStore {
                         body: String(decoding: body, as: UTF8.self), messageID: messageID))
             }
             return (messageID, "received")
+        }
+        if wnsStatus == "received", let onAccepted = configuration.onAccepted {
+            onAccepted(SimulatorDelivery(
+                service: "wns", recipients: [channelID],
+                fields: SimulatorDelivery.fields(Self.deliveryHeaders) { SimulatorHTTPAnswer.header(request, $0) },
+                payload: String(decoding: body, as: UTF8.self)))
         }
         var headers = [("X-WNS-Status", wnsStatus), ("X-WNS-NotificationStatus", wnsStatus), ("X-WNS-Msg-ID", messageID)]
         if requestedStatus { headers.append(("X-WNS-DeviceConnectionStatus", wnsStatus == "dropped" ? "disconnected" : "connected")) }

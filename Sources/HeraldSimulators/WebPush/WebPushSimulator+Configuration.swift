@@ -23,6 +23,9 @@ extension WebPushSimulator {
         public var clockSkew: Int = 60
         /// Keep every accepted message (decrypted) for ``WebPushSimulator/accepted()``. Default `true`.
         public var recordMessages: Bool = true
+        /// Called with every accepted request, after it is counted and outside the simulator's locks
+        /// (`herald simulate --verbose` logs them); `nil`, the default, costs nothing.
+        public var onAccepted: SimulatorDeliveryHandler?
         /// The seed of the generator behind ``WebPushSimulator/Faults``, so runs are reproducible.
         public var seed: UInt64 = 0x57_65_62_50_75_73_68
         /// Where the simulator logs: start and stop at `info`, rejections at `debug`.

@@ -143,6 +143,16 @@ extension WebPushSimulator {
         }
         configuration.logger.trace(
             "push accepted", metadata: ["subscription": "\(valid.entry.subscription.id)", "bytes": "\(valid.bodyLength)"])
+        if let onAccepted = configuration.onAccepted {
+            // What identifies the delivery: the subscription, and the RFC 8030 headers and VAPID contact that shape it.
+            var fields: [(name: String, value: String)] = [("ttl", String(valid.ttl))]
+            if let urgency = valid.urgency { fields.append(("urgency", urgency)) }
+            if let topic = valid.topic { fields.append(("topic", topic)) }
+            if let subject = valid.vapid?.subject { fields.append(("vapid-subject", subject)) }
+            onAccepted(SimulatorDelivery(
+                service: "webpush", recipients: [valid.entry.subscription.id], fields: fields,
+                payload: String(decoding: valid.plaintext, as: UTF8.self)))
+        }
         return .created(messageID: messageID, shortenedTTL: shortenedTTL)
     }
 
