@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
+                .product(name: "Collections", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -271,6 +272,7 @@ let package = Package(
             dependencies: ["HeraldStore", "HeraldCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore"]),
+        .testTarget(name: "HeraldPipelineTests", dependencies: ["HeraldPipeline", "HeraldCore", "HeraldStore"]),
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [

@@ -48,6 +48,10 @@ enum ConfigurationSchema {
         "shutdown_grace_period": .scalar,
         "dead_letter_retention": .scalar,
         "feedback_retention": .scalar,
+        "commit_interval": .scalar,
+        "breaker_threshold": .scalar,
+        "breaker_open_duration": .scalar,
+        "breaker_max_open_duration": .scalar,
     ]
 
     /// `compat.apns_ms` (`compat.md` §4.1).
@@ -100,5 +104,5 @@ enum ConfigurationSchema {
     ]
 
     /// Keys every provider accepts besides its kind's own options.
-    static let providerCommonKeys: Set<String> = ["kind", "ca_file"]
+    static let providerCommonKeys: Set<String> = ["kind", "ca_file", "max_in_flight", "max_in_flight_per_host"]
 }

@@ -34,6 +34,18 @@ extension HeraldConfiguration {
         public var deadLetterRetention: Duration?
         /// How long feedback entries are kept (`feedback_retention`, seconds); default 2592000 (30 days), 0 = forever.
         public var feedbackRetention: Duration?
+        /// How long answers are gathered before they are recorded in one transaction (`commit_interval`,
+        /// seconds); default 0.02 (20 ms), at most 1 s. A `kill -9` sends again at most what was
+        /// unanswered then plus the answers of this last interval.
+        public var commitInterval: Duration = .milliseconds(20)
+        /// Consecutive connection failures or expired deadlines that open a destination's circuit
+        /// breaker (`breaker_threshold`); default 5, 0 = never.
+        public var breakerThreshold = 5
+        /// How long an open breaker first defers deliveries before one probe (`breaker_open_duration`,
+        /// seconds); default 2 s, doubling while probes fail up to `breaker_max_open_duration` (default 60 s).
+        public var breakerOpenDuration: Duration = .seconds(2)
+        /// The longest pause between two probes of an open breaker (`breaker_max_open_duration`, seconds); default 60 s.
+        public var breakerMaxOpenDuration: Duration = .seconds(60)
 
         /// Creates a delivery section; every argument defaults to the documented default.
         public init(
@@ -90,6 +102,16 @@ extension HeraldConfiguration {
             shutdownGracePeriod = try section.duration("shutdown_grace_period") ?? shutdownGracePeriod
             deadLetterRetention = try age("dead_letter_retention", deadLetterRetention)
             feedbackRetention = try age("feedback_retention", feedbackRetention)
+            commitInterval = try section.duration("commit_interval", minimum: .milliseconds(1)) ?? commitInterval
+            if commitInterval > .seconds(1) {
+                throw ConfigurationError(key: section.keyPath("commit_interval"), "commit_interval must be at most 1 second")
+            }
+            breakerThreshold = try section.int("breaker_threshold", atLeast: 0) ?? breakerThreshold
+            breakerOpenDuration = try section.duration("breaker_open_duration", minimum: .milliseconds(1)) ?? breakerOpenDuration
+            breakerMaxOpenDuration = try section.duration("breaker_max_open_duration", minimum: .milliseconds(1)) ?? breakerMaxOpenDuration
+            guard breakerMaxOpenDuration >= breakerOpenDuration else {
+                throw ConfigurationError(key: section.keyPath("breaker_max_open_duration"), "breaker_max_open_duration must not be shorter than breaker_open_duration")
+            }
             guard maxRetryDelay >= retryDelay else {
                 let key = section.contains("max_retry_delay") ? "max_retry_delay" : "retry_delay"
                 throw ConfigurationError(key: section.keyPath(key), "max_retry_delay must not be shorter than retry_delay")

@@ -9,6 +9,12 @@ public struct ProviderConfiguration: Sendable, Equatable {
     public var kind: String
     /// The provider's whole mapping, `kind` included, at path `providers.<name>`.
     public var options: ConfigSection
+    /// Its deliveries in flight at once (`max_in_flight`); default `nil`: `delivery.in_flight` for a
+    /// push service, the kind's own concurrency for kinds whose subscribers name their destination.
+    public var maxInFlight: Int?
+    /// Its deliveries in flight to one destination host (`max_in_flight_per_host`), for kinds whose
+    /// subscribers name their destination; default `nil`: 64.
+    public var maxInFlightPerHost: Int?
 
     /// Creates a provider configuration.
     public init(kind: String, options: ConfigSection) {
@@ -39,5 +45,7 @@ public struct ProviderConfiguration: Sendable, Equatable {
         try section.rejectUnknownKeys(known: kind.optionKeys.union(ConfigurationSchema.providerCommonKeys))
         _ = try section.nonEmptyString("ca_file")
         self.init(kind: kindName, options: section)
+        maxInFlight = try section.int("max_in_flight", atLeast: 1)
+        maxInFlightPerHost = try section.int("max_in_flight_per_host", atLeast: 1)
     }
 }

@@ -21,4 +21,6 @@ enum AttemptResult: Sendable {
     case outcome(DeliveryOutcome)
     /// Nothing was sent, by design (a silent toast, a badge provider with no badge).
     case skipped(String)
+    /// Not sent: the destination's circuit breaker is open until `until` (Unix milliseconds).
+    case deferred(until: Int64)
 }

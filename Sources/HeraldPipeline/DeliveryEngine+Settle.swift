@@ -2,52 +2,113 @@ import HeraldCore
 import HeraldStore
 import Logging
 
-extension DeliveryEngine {
-    /// Turns outcomes into store effects and retries (§11.1), in as few store calls as possible.
-    func settle(
-        _ attempts: [DeliveryAttempt], results: [AttemptResult], notification: PublishedEvent,
-        statisticsEvent: EventName?, publishedAt: Int64
-    ) async throws {
-        let nowMillis = nowMillis()
-        let deadline = notification.deadline(publishedAt: publishedAt)
-        var records: [DeliveryRecord] = []
-        var newRetries: [RetryEntry] = []
-        var rescheduled: [(id: Int64, attempts: Int, dueAt: Int64, reason: String?)] = []
-        var finishedRetries: [Int64] = []
-        var replacements: [TokenReplacement] = []
-        records.reserveCapacity(attempts.count)
+/// Where a group of attempts comes from, for settling their outcomes.
+struct SettlementContext: Sendable {
+    /// The notification sent.
+    var notification: PublishedEvent
+    /// The statistics row the deliveries count in, if any.
+    var statisticsEvent: EventName?
+    /// Unix seconds when it was published.
+    var publishedAt: Int64
+    /// The job the attempts belong to; `nil` for retries.
+    var job: JobTracker?
+}
 
-        for (attempt, result) in zip(attempts, results) {
-            let subscriber = attempt.subscriber
-            func record(_ effect: DeliveryRecord.Effect) {
-                // Failures for good are kept as dead letters; a dead token's subscriber is gone, so its letter could never be replayed.
-                var deadLetter: DeadLetterContent?
-                switch effect {
-                case .failed, .subscriberFailure:
-                    deadLetter = DeadLetterContent(
-                        notification: notification, silent: attempt.silent, badge: attempt.badge,
-                        attempts: attempt.attemptsBefore + 1, publishedAt: publishedAt)
-                    metrics.recordDeadLetter(provider: subscriber.proto)
-                case .delivered, .deadToken:
-                    break
+extension DeliveryEngine {
+    /// Hands one outcome to the settler.
+    func settle(_ attempt: DeliveryAttempt, _ result: AttemptResult, context: SettlementContext) {
+        let now = nowMillis()
+        let deadline = context.notification.deadline(publishedAt: context.publishedAt)
+        settler.submit(
+            job: context.job, settled: context.job == nil ? [] : [attempt.subscriber.id], retries: attempt.retryID == nil ? 0 : 1
+        ) { settlement in
+            addEffects(of: result, for: attempt, context: context, deadline: deadline, nowMillis: now, to: &settlement)
+        }
+    }
+
+    /// Hands outcomes to the settler, together.
+    func settle(_ results: [(DeliveryAttempt, AttemptResult)], context: SettlementContext) {
+        guard !results.isEmpty else { return }
+        if results.count == 1 {
+            settle(results[0].0, results[0].1, context: context)
+            return
+        }
+        let now = nowMillis()
+        let deadline = context.notification.deadline(publishedAt: context.publishedAt)
+        let settled = context.job == nil ? [] : results.map(\.0.subscriber.id)
+        let retries = results.reduce(0) { $0 + ($1.0.retryID == nil ? 0 : 1) }
+        settler.submit(job: context.job, settled: settled, retries: retries) { settlement in
+            for (attempt, result) in results {
+                addEffects(of: result, for: attempt, context: context, deadline: deadline, nowMillis: now, to: &settlement)
+            }
+        }
+    }
+
+    /// Turns one outcome into its effects on the store (§11.1): statistics, failure counters,
+    /// unregistration, feedback and dead letters, or a retry.
+    private func addEffects(
+        of result: AttemptResult, for attempt: DeliveryAttempt, context: SettlementContext, deadline: Int64?, nowMillis: Int64,
+        to settlement: inout Settlement
+    ) {
+        let subscriber = attempt.subscriber
+        func record(_ effect: DeliveryRecord.Effect) {
+            // Failures for good are kept as dead letters; a dead token's subscriber is gone, so its letter could never be replayed.
+            var deadLetter: DeadLetterContent?
+            switch effect {
+            case .failed, .subscriberFailure:
+                deadLetter = DeadLetterContent(
+                    notification: context.notification, silent: attempt.silent, badge: attempt.badge,
+                    attempts: attempt.attemptsBefore + 1, publishedAt: context.publishedAt)
+                metrics.recordDeadLetter(provider: subscriber.proto)
+            case .delivered, .deadToken:
+                break
+            }
+            settlement.records.append(DeliveryRecord(
+                subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token,
+                statisticsEvent: context.statisticsEvent, effect: effect, deadLetter: deadLetter))
+        }
+        /// Tries again at `dueAt` with `attemptsMade` counted, unless the notification expires or grows too old first.
+        func retry(attemptsMade: Int, dueAt: Int64, reason: String, status: Int?) -> Bool {
+            let expiresFirst = deadline.map { dueAt / 1000 > $0 } ?? false
+            let tooOld = policy.maxRetryAge.map { dueAt - context.publishedAt * 1000 > $0.milliseconds } ?? false
+            guard attemptsMade < policy.maxAttempts && !expiresFirst && !tooOld else {
+                if providers[subscriber.proto]?.exhaustedRetriesCountAgainstSubscriber ?? false {
+                    record(.subscriberFailure(reason: reason, status: status))
+                } else {
+                    record(.failed(reason: expiresFirst ? "Expired" : tooOld ? "MaxRetryAge" : reason, status: status))
                 }
-                records.append(DeliveryRecord(
-                    subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token,
-                    statisticsEvent: statisticsEvent, effect: effect, deadLetter: deadLetter))
+                return false
             }
-            guard case .outcome(let outcome) = result else {
-                if let retryID = attempt.retryID { finishedRetries.append(retryID) }
-                continue
+            if let retryID = attempt.retryID {
+                settlement.rescheduledRetries.append(RetryReschedule(id: retryID, attempts: attemptsMade, dueAt: dueAt, lastReason: reason))
+            } else {
+                settlement.newRetries.append(RetryEntry(
+                    subscriberID: subscriber.id, statisticsEvent: context.statisticsEvent, notification: context.notification,
+                    silent: attempt.silent, badge: attempt.badge, attempts: attemptsMade, dueAt: dueAt,
+                    publishedAt: context.publishedAt, lastReason: reason))
             }
+            metrics.recordRetry(provider: subscriber.proto)
+            return true
+        }
+
+        var retrying = false
+        switch result {
+        case .skipped:
+            break
+        case .deferred(let until):
+            // Not an attempt: the destination's breaker held it back. A little jitter spreads the
+            // deliveries that waited when it closes again.
+            let dueAt = max(until, nowMillis) + Int64.random(in: 0...max(1, policy.retryDelay.milliseconds / 2))
+            retrying = retry(attemptsMade: attempt.attemptsBefore, dueAt: dueAt, reason: "ProviderDown", status: nil)
+        case .outcome(let outcome):
             let reason = outcome.reason ?? outcome.outcome.rawValue
-            var retrying = false
             switch outcome.outcome {
             case .delivered:
                 record(.delivered)
                 if let newToken = outcome.replacementToken,
                     let normalized = providers[subscriber.proto]?.normalizeToken(TokenInput(token: .string(newToken)))
                 {
-                    replacements.append(TokenReplacement(
+                    settlement.replacements.append(TokenReplacement(
                         subscriberID: subscriber.id, proto: subscriber.proto, oldToken: subscriber.token,
                         newToken: normalized.token, identity: normalized.identity))
                 }
@@ -65,49 +126,9 @@ extension DeliveryEngine {
             case .transient:
                 let attemptsMade = attempt.attemptsBefore + 1
                 let delay = policy.retryDelay(afterAttempts: attemptsMade, retryAfter: outcome.retryAfter)
-                let dueAt = nowMillis + delay.milliseconds
-                let expiresFirst = deadline.map { dueAt / 1000 > $0 } ?? false
-                let tooOld = policy.maxRetryAge.map { dueAt - publishedAt * 1000 > $0.milliseconds } ?? false
-                if attemptsMade < policy.maxAttempts && !expiresFirst && !tooOld {
-                    retrying = true
-                    if let retryID = attempt.retryID {
-                        rescheduled.append((retryID, attemptsMade, dueAt, reason))
-                    } else {
-                        newRetries.append(RetryEntry(
-                            subscriberID: subscriber.id, statisticsEvent: statisticsEvent, notification: notification,
-                            silent: attempt.silent, badge: attempt.badge, attempts: attemptsMade, dueAt: dueAt,
-                            publishedAt: publishedAt, lastReason: reason))
-                    }
-                    metrics.recordRetry(provider: subscriber.proto)
-                } else if providers[subscriber.proto]?.exhaustedRetriesCountAgainstSubscriber ?? false {
-                    record(.subscriberFailure(reason: reason, status: outcome.status))
-                } else {
-                    record(.failed(reason: expiresFirst ? "Expired" : tooOld ? "MaxRetryAge" : reason, status: outcome.status))
-                }
-            }
-            if !retrying, let retryID = attempt.retryID { finishedRetries.append(retryID) }
-        }
-
-        if !records.isEmpty {
-            let summary = try await store.record(records, maxFailures: policy.maxFailures, now: nowMillis / 1000)
-            for (id, reason) in summary.unregistered {
-                logger.info("subscriber unregistered", metadata: ["subscriber": "\(id)", "reason": "\(reason)"])
-                metrics.recordUnregistration(reason: reason)
+                retrying = retry(attemptsMade: attemptsMade, dueAt: nowMillis + delay.milliseconds, reason: reason, status: outcome.status)
             }
         }
-        if !replacements.isEmpty {
-            for id in try await store.replaceTokens(replacements, now: nowMillis / 1000) {
-                logger.info("subscriber unregistered", metadata: ["subscriber": "\(id)", "reason": "CanonicalRegistrationID"])
-                metrics.recordUnregistration(reason: "CanonicalRegistrationID")
-            }
-        }
-        if !newRetries.isEmpty {
-            try await store.scheduleRetries(newRetries)
-            retryWakeUp.notify()
-        }
-        for retry in rescheduled {
-            try await store.rescheduleRetry(id: retry.id, attempts: retry.attempts, dueAt: retry.dueAt, lastReason: retry.reason)
-        }
-        for id in finishedRetries { try await store.completeRetry(id: id) }
+        if !retrying, let retryID = attempt.retryID { settlement.finishedRetries.append(retryID) }
     }
 }

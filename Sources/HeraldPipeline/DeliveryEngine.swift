@@ -2,12 +2,12 @@ import HeraldCore
 import HeraldStore
 import Logging
 import Metrics
-import Synchronization
 
-/// Renders, sends and settles deliveries: the work shared by fan-out and retries.
+/// Renders and sends deliveries and hands each outcome to the settler as it arrives: the work
+/// shared by fan-out and retries.
 ///
-/// Settling turns each provider outcome into its effect on the store (statistics,
-/// failure counters, unregistration, feedback) or into a persisted retry.
+/// Each provider of a page is sent to at once and on its own, within its bulkhead, so a push
+/// service or host that hangs delays none of the others.
 public struct DeliveryEngine: Sendable {
     let store: any HeraldStore
     let providers: ProviderSet
@@ -15,14 +15,20 @@ public struct DeliveryEngine: Sendable {
     let logger: Logger
     let metrics: PipelineMetrics
     let nowMillis: @Sendable () -> Int64
+    let bulkheads: ProviderBulkheads
+    /// Records outcomes in group commits; a service of its own.
+    public let settler: OutcomeSettler
+    /// Runs the deliveries; a service of its own.
+    public let tasks: DeliveryTasks
     /// Wakes the retry service when a retry is scheduled, so short first delays are honoured.
     public let retryWakeUp: WakeUpSignal
 
-    /// Creates an engine.
+    /// Creates an engine; `owner` identifies this process in leases.
     public init(
         store: any HeraldStore,
         providers: ProviderSet,
         policy: DeliveryPolicy,
+        owner: String,
         logger: Logger,
         retryWakeUp: WakeUpSignal = WakeUpSignal(),
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
@@ -32,16 +38,21 @@ public struct DeliveryEngine: Sendable {
         self.providers = providers
         self.policy = policy
         self.logger = logger
-        self.metrics = PipelineMetrics(providerNames: Array(providers.byName.keys), factory: metricsFactory)
+        let metrics = PipelineMetrics(providerNames: Array(providers.byName.keys), factory: metricsFactory)
+        self.metrics = metrics
         self.nowMillis = nowMillis
         self.retryWakeUp = retryWakeUp
+        self.bulkheads = ProviderBulkheads(limits: policy.bulkheadLimits(for: providers), logger: logger, factory: metricsFactory)
+        self.settler = OutcomeSettler(
+            store: store, policy: policy, owner: owner, logger: logger, metrics: metrics, retryWakeUp: retryWakeUp, nowMillis: nowMillis)
+        self.tasks = DeliveryTasks(grace: policy.shutdownGracePeriod)
     }
 
-    /// Delivers one page of a job's audience and settles every outcome.
+    /// Delivers one page of a job's audience; outcomes are settled as they arrive.
     ///
     /// - Returns: the provider names that are no longer configured, met in this page.
-    func deliverPage(_ members: [AudienceMember], of job: PublishJob) async throws -> Set<String> {
-        let notification = job.notification
+    func deliverPage(_ members: [AudienceMember], of tracker: JobTracker) async -> Set<String> {
+        let job = tracker.job
         var unknownProviders: Set<String> = []
         var skipped: [FeedbackEntry] = []
         var known: [AudienceMember] = []
@@ -56,14 +67,24 @@ public struct DeliveryEngine: Sendable {
                 known.append(member)
             }
         }
-        if !skipped.isEmpty { try await store.appendFeedback(skipped) }
-
-        let badges = try await badges(for: known, notification: notification)
-        let attempts = zip(known, badges).compactMap { member, badge -> DeliveryAttempt? in
-            guard let badge else { return nil }  // deleted meanwhile
-            return DeliveryAttempt(subscriber: member.subscriber, silent: member.silent, badge: badge, attemptsBefore: 0, retryID: nil)
+        if !skipped.isEmpty {
+            settler.submit(job: tracker, settled: skipped.map(\.subscriberID), retries: 0) { $0.feedback.append(contentsOf: skipped) }
         }
-        try await run(attempts, notification: notification, statisticsEvent: job.audience.statisticsEvent, publishedAt: job.publishedAt)
+        guard let badges = await badges(for: known, notification: job.notification) else { return unknownProviders }
+        var attempts: [DeliveryAttempt] = []
+        attempts.reserveCapacity(known.count)
+        var gone: [SubscriberID] = []
+        for (member, badge) in zip(known, badges) {
+            guard let badge else {
+                gone.append(member.subscriber.id)  // deleted meanwhile
+                continue
+            }
+            attempts.append(DeliveryAttempt(subscriber: member.subscriber, silent: member.silent, badge: badge, attemptsBefore: 0, retryID: nil))
+        }
+        if !gone.isEmpty { settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
+        let context = SettlementContext(
+            notification: job.notification, statisticsEvent: job.audience.statisticsEvent, publishedAt: job.publishedAt, job: tracker)
+        await run(attempts, context: context)
         return unknownProviders
     }
 
@@ -77,79 +98,92 @@ public struct DeliveryEngine: Sendable {
         }
     }
 
-    /// Retries claimed deliveries and settles them.
-    func deliverRetries(_ entries: [RetryEntry]) async throws {
-        // Group retries of the same notification so they render once per variant.
-        var groups: [PublishedEvent: [(RetryEntry, Subscriber)]] = [:]
+    /// Retries claimed deliveries; outcomes are settled as they arrive.
+    func deliverRetries(_ entries: [RetryEntry]) async {
+        let found: [Subscriber]
+        do {
+            found = try await store.subscribers(entries.map(\.subscriberID))
+        } catch {
+            // The claims lapse and the retries are taken again.
+            logger.error("reading the subscribers of retries failed", metadata: ["error": "\(error)"])
+            settler.submit(job: nil, settled: [], retries: entries.count) { _ in }
+            return
+        }
+        var subscribers: [SubscriberID: Subscriber] = [:]
+        for subscriber in found { subscribers[subscriber.id] = subscriber }
+        // Group retries of the same notification and publish so they render once per variant.
+        var groups: [RetryGroupKey: [(RetryEntry, Subscriber)]] = [:]
+        var ended: [Int64] = []
         for entry in entries {
-            guard let subscriber = try await store.subscriber(entry.subscriberID), providers[subscriber.proto] != nil else {
-                try await store.completeRetry(id: entry.id)
+            guard let subscriber = subscribers[entry.subscriberID], providers[subscriber.proto] != nil else {
+                ended.append(entry.id)
                 continue
             }
-            groups[entry.notification, default: []].append((entry, subscriber))
+            let key = RetryGroupKey(notification: entry.notification, publishedAt: entry.publishedAt, statisticsEvent: entry.statisticsEvent)
+            groups[key, default: []].append((entry, subscriber))
         }
-        for (notification, items) in groups {
-            // Entries of one notification may come from different publishes; settle them by publish.
-            var byPublish: [String: [(RetryEntry, Subscriber)]] = [:]
-            for item in items {
-                byPublish["\(item.0.publishedAt)|\(item.0.statisticsEvent?.rawValue ?? "")", default: []].append(item)
-            }
-            for group in byPublish.values {
-                let first = group[0].0
-                let attempts = group.map { entry, subscriber in
+        if !ended.isEmpty {
+            settler.submit(job: nil, settled: [], retries: ended.count) { $0.finishedRetries.append(contentsOf: ended) }
+        }
+        await withDiscardingTaskGroup { group in
+            for (key, items) in groups {
+                let attempts = items.map { entry, subscriber in
                     DeliveryAttempt(subscriber: subscriber, silent: entry.silent, badge: entry.badge, attemptsBefore: entry.attempts, retryID: entry.id)
                 }
-                try await run(attempts, notification: notification, statisticsEvent: first.statisticsEvent, publishedAt: first.publishedAt)
+                let context = SettlementContext(
+                    notification: key.notification, statisticsEvent: key.statisticsEvent, publishedAt: key.publishedAt, job: nil)
+                group.addTask { await run(attempts, context: context) }
             }
         }
     }
 
-    /// Renders, sends and settles attempts of one notification from one publish.
-    func run(_ attempts: [DeliveryAttempt], notification: PublishedEvent, statisticsEvent: EventName?, publishedAt: Int64) async throws {
+    /// Sends attempts of one notification from one publish, each provider's on its own.
+    func run(_ attempts: [DeliveryAttempt], context: SettlementContext) async {
         guard !attempts.isEmpty else { return }
-        var results: [AttemptResult] = Array(repeating: .skipped(""), count: attempts.count)
-        let deadline = notification.deadline(publishedAt: publishedAt)
-        if let deadline, nowMillis() / 1000 > deadline {
-            results = Array(repeating: .outcome(DeliveryOutcome(.messageFailure, reason: "Expired")), count: attempts.count)
-        } else {
-            // Group by provider, keeping each attempt's index. Neighbours mostly share a provider
-            // (a page usually has one): comparing with the last group is cheaper than hashing.
-            var groups: [(name: String, indices: [Int])] = []
-            for (index, attempt) in attempts.enumerated() {
-                let proto = attempt.subscriber.proto
-                if let last = groups.indices.last, groups[last].name == proto {
-                    groups[last].indices.append(index)
-                } else if let existing = groups.firstIndex(where: { $0.name == proto }) {
-                    groups[existing].indices.append(index)
-                } else {
-                    groups.append((proto, [index]))
-                }
+        if let deadline = context.notification.deadline(publishedAt: context.publishedAt), nowMillis() / 1000 > deadline {
+            let expired = DeliveryOutcome(.messageFailure, reason: "Expired")
+            settle(attempts.map { ($0, .outcome(expired)) }, context: context)
+            return
+        }
+        // Group by provider. Neighbours mostly share a provider (a page usually has one):
+        // comparing with the last group is cheaper than hashing.
+        var groups: [(name: String, indices: [Int])] = []
+        for (index, attempt) in attempts.enumerated() {
+            let proto = attempt.subscriber.proto
+            if let last = groups.indices.last, groups[last].name == proto {
+                groups[last].indices.append(index)
+            } else if let existing = groups.firstIndex(where: { $0.name == proto }) {
+                groups[existing].indices.append(index)
+            } else {
+                groups.append((proto, [index]))
             }
+        }
+        if groups.count == 1, let provider = providers[groups[0].name] {
+            // One provider: its group is every attempt, in order, so the array is shared, not copied.
+            await send(attempts, through: provider, context: context)
+            return
+        }
+        await withDiscardingTaskGroup { group in
             for (name, indices) in groups {
                 guard let provider = providers[name] else { continue }
-                // One provider: its group is every attempt, in order, so the array is shared, not copied.
-                let group = groups.count == 1 ? attempts : indices.map { attempts[$0] }
-                let groupResults = await send(group, through: provider, notification: notification)
-                for (offset, index) in indices.enumerated() { results[index] = groupResults[offset] }
+                let members = indices.map { attempts[$0] }
+                group.addTask { await send(members, through: provider, context: context) }
             }
         }
-        try await settle(attempts, results: results, notification: notification, statisticsEvent: statisticsEvent, publishedAt: publishedAt)
     }
 
-    /// Renders once per variant and sends with at most the provider's concurrency.
-    private func send<Provider: PushProvider>(
-        _ attempts: [DeliveryAttempt], through provider: Provider, notification: PublishedEvent
-    ) async -> [AttemptResult] {
-        var results: [AttemptResult] = Array(repeating: .skipped(""), count: attempts.count)
+    /// Renders once per variant and sends within the provider's bulkhead.
+    private func send<Provider: PushProvider>(_ attempts: [DeliveryAttempt], through provider: Provider, context: SettlementContext) async {
         var rendered: [MessageVariant: RenderResult<Provider.Message>] = [:]
         // Neighbours in a page mostly share a variant: comparing with the last one is cheaper than hashing.
         var last: (variant: MessageVariant, render: RenderResult<Provider.Message>)?
-        // What is sent, and for each the index of its attempt.
+        // What is sent, and for each its attempt.
         var deliveries: [(message: Provider.Message, target: DeliveryTarget)] = []
-        var attemptIndices: [Int] = []
+        var sent: [DeliveryAttempt] = []
+        var unsent: [(DeliveryAttempt, AttemptResult)] = []
         deliveries.reserveCapacity(attempts.count)
-        attemptIndices.reserveCapacity(attempts.count)
-        for (index, attempt) in attempts.enumerated() {
+        sent.reserveCapacity(attempts.count)
+        for attempt in attempts {
             let fields = attempt.subscriber.fields
             let variant = provider.variant(lang: fields.lang, silent: attempt.silent, badge: attempt.badge, version: fields.version)
             let render: RenderResult<Provider.Message>
@@ -158,41 +192,132 @@ public struct DeliveryEngine: Sendable {
             } else if let cached = rendered[variant] {
                 render = cached
             } else {
-                render = provider.render(notification, for: variant)
+                render = provider.render(context.notification, for: variant)
                 rendered[variant] = render
             }
             last = (variant, render)
             switch render {
             case .send(let message):
                 deliveries.append((message, DeliveryTarget(subscriberID: attempt.subscriber.id, token: attempt.subscriber.token)))
-                attemptIndices.append(index)
+                sent.append(attempt)
             case .skip(let reason):
-                results[index] = .skipped(reason)
+                unsent.append((attempt, .skipped(reason)))
             case .fail(let outcome):
-                results[index] = .outcome(outcome)
+                unsent.append((attempt, .outcome(outcome)))
             }
         }
-        let recorder = metrics.sendRecorder(provider: provider.name)
-        let nowMillis = self.nowMillis
-        let progress = SendProgress(count: deliveries.count)
-        // The latency of a delivery is counted from the hand-over of its batch: with the batch
-        // within the provider's concurrency, that is when it was sent.
-        let started = nowMillis()
-        await provider.send(deliveries) { slot, outcome in
-            recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
-            progress.complete(slot, with: outcome)
+        if !unsent.isEmpty { settle(unsent, context: context) }
+        guard !deliveries.isEmpty, let compartment = bulkheads[provider.name] else { return }
+        if compartment.hostLimit > 0 {
+            await sendByHost(deliveries, attempts: sent, through: provider, compartment: compartment, context: context)
+        } else {
+            await sendInBatches(deliveries, attempts: sent, through: provider, compartment: compartment, context: context)
         }
-        for (slot, outcome) in progress.outcomes.enumerated() {
-            if let outcome { results[attemptIndices[slot]] = .outcome(outcome) }
-        }
-        return results
     }
 
-    /// The badge to send to each member (§7), in order, incrementing stored badges in one batch.
+    /// The batch path (push services with a connection pool): the budget is taken per chunk and
+    /// given back per answer; the provider's breaker decides for each chunk.
+    private func sendInBatches<Provider: PushProvider>(
+        _ deliveries: [(message: Provider.Message, target: DeliveryTarget)], attempts: [DeliveryAttempt],
+        through provider: Provider, compartment: ProviderBulkheads.Compartment, context: SettlementContext
+    ) async {
+        let recorder = metrics.sendRecorder(provider: provider.name)
+        let nowMillis = self.nowMillis
+        let bulkheads = self.bulkheads
+        var start = 0
+        while start < deliveries.count {
+            var end = min(deliveries.count, start + compartment.budget.capacity)
+            do {
+                try await compartment.budget.acquire(end - start)
+            } catch {
+                return  // shutting down: what was not sent stays pending
+            }
+            switch bulkheads.admit(compartment, now: nowMillis()) {
+            case .deferred(let until):
+                compartment.budget.release(end - start)
+                settle(attempts[start..<end].map { ($0, .deferred(until: until)) }, context: context)
+                start = end
+                continue
+            case .probe:
+                // One delivery tests whether the service is back; the rest of the chunk waits for its answer.
+                compartment.budget.release(end - start - 1)
+                end = start + 1
+                let started = nowMillis()
+                let outcome = await provider.send(deliveries[start].message, to: deliveries[start].target)
+                compartment.budget.release(1)
+                recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
+                bulkheads.record(outcome, probe: true, in: compartment, now: nowMillis())
+                if Self.cancelledWithoutAnswer(outcome) {
+                    bulkheads.abandonProbe(in: compartment, now: nowMillis())
+                } else {
+                    settle(attempts[start], .outcome(outcome), context: context)
+                }
+                start = end
+                continue
+            case .send:
+                break
+            }
+            let chunk = start == 0 && end == deliveries.count ? deliveries : Array(deliveries[start..<end])
+            let offset = start
+            let started = nowMillis()
+            await provider.send(chunk) { slot, outcome in
+                compartment.budget.release(1)
+                recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
+                bulkheads.record(outcome, probe: false, in: compartment, now: nowMillis())
+                if !Self.cancelledWithoutAnswer(outcome) { settle(attempts[offset + slot], .outcome(outcome), context: context) }
+            }
+            start = end
+        }
+    }
+
+    /// The per-delivery path (kinds whose subscribers name their host): each delivery within its
+    /// host's limit and breaker, then the provider's budget.
+    private func sendByHost<Provider: PushProvider>(
+        _ deliveries: [(message: Provider.Message, target: DeliveryTarget)], attempts: [DeliveryAttempt],
+        through provider: Provider, compartment: ProviderBulkheads.Compartment, context: SettlementContext
+    ) async {
+        let recorder = metrics.sendRecorder(provider: provider.name)
+        let nowMillis = self.nowMillis
+        let bulkheads = self.bulkheads
+        await withDiscardingTaskGroup { group in
+            for (index, delivery) in deliveries.enumerated() {
+                let attempt = attempts[index]
+                group.addTask {
+                    let host = provider.destinationHost(of: delivery.target.token) ?? ""
+                    var started: Int64 = 0
+                    let result: ProviderBulkheads.HostAttempt
+                    do {
+                        result = try await bulkheads.withHost(host, in: compartment, now: nowMillis) {
+                            started = nowMillis()
+                            return await provider.send(delivery.message, to: delivery.target)
+                        }
+                    } catch {
+                        return  // shutting down: the delivery stays pending
+                    }
+                    switch result {
+                    case .sent(let outcome):
+                        recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
+                        if !Self.cancelledWithoutAnswer(outcome) { settle(attempt, .outcome(outcome), context: context) }
+                    case .deferred(let until):
+                        settle(attempt, .deferred(until: until), context: context)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether an outcome is only the cancellation of a delivery at shutdown: it is not settled,
+    /// so the delivery stays pending (or its retry leased) and is sent again by the next start.
+    private static func cancelledWithoutAnswer(_ outcome: DeliveryOutcome) -> Bool {
+        Task.isCancelled && outcome.outcome == .transient && outcome.status == nil
+    }
+
+    /// The badge to send to each member (§7), in order, incrementing stored badges in one batch;
+    /// `nil` when the store cannot be written (the page stays pending and is sent after a restart).
     ///
     /// Members of providers that count no badges get `.some(nil)`. A member whose entry is
     /// `nil` was deleted meanwhile and is not delivered to.
-    private func badges(for members: [AudienceMember], notification: PublishedEvent) async throws -> [Int??] {
+    private func badges(for members: [AudienceMember], notification: PublishedEvent) async -> [Int??]? {
         var result: [Int??] = []
         result.reserveCapacity(members.count)
         var toIncrement: [BadgeExpectation] = []
@@ -221,31 +346,29 @@ public struct DeliveryEngine: Sendable {
             }
         }
         if !toIncrement.isEmpty {
-            let previous = try await store.incrementBadges(expecting: toIncrement)
-            for (index, stored) in zip(incrementAt, previous) {
-                guard let stored else { continue }
-                result[index] = .some(BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true))
+            var failures = 0
+            while true {
+                do {
+                    let previous = try await store.incrementBadges(expecting: toIncrement)
+                    for (index, stored) in zip(incrementAt, previous) {
+                        guard let stored else { continue }
+                        result[index] = .some(BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true))
+                    }
+                    break
+                } catch {
+                    failures += 1
+                    logger.error("counting badges failed; will try again", metadata: ["error": "\(error)", "attempt": "\(failures)"])
+                    do { try await Task.sleep(for: .seconds(min(failures, 5))) } catch { return nil }
+                }
             }
         }
         return result
     }
 }
 
-/// The outcomes of one batch as the provider reports them, from whichever threads it uses.
-private final class SendProgress: Sendable {
-    private let slots: Mutex<[DeliveryOutcome?]>
-
-    init(count: Int) {
-        self.slots = Mutex(Array(repeating: nil, count: count))
-    }
-
-    /// Records the outcome of a delivery.
-    func complete(_ slot: Int, with outcome: DeliveryOutcome) {
-        slots.withLock { $0[slot] = outcome }
-    }
-
-    /// Every outcome, by index; `nil` for a delivery not made.
-    var outcomes: [DeliveryOutcome?] {
-        slots.withLock { $0 }
-    }
+/// What retries are grouped by: they render once per notification and settle per publish.
+private struct RetryGroupKey: Hashable {
+    var notification: PublishedEvent
+    var publishedAt: Int64
+    var statisticsEvent: EventName?
 }

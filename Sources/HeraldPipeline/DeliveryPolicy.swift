@@ -30,12 +30,43 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public var pruneInterval: Duration = .seconds(3600)
     /// How often idle workers look for work published by other nodes. Default 1 s.
     public var pollInterval: Duration = .seconds(1)
+    /// How long answers are gathered before they are recorded in one transaction (unless a page's
+    /// worth is waiting). Default 20 ms.
+    public var commitInterval: Duration = .milliseconds(20)
+    /// Consecutive connection failures or expired deadlines after which a destination's circuit
+    /// breaker opens; 0 never opens it. Default 5.
+    public var breakerThreshold = 5
+    /// How long an open breaker first defers deliveries before one probe is let through; it
+    /// doubles while probes fail, up to ``breakerMaxOpenDuration``. Default 2 s.
+    public var breakerOpenDuration: Duration = .seconds(2)
+    /// The longest an open breaker defers deliveries between probes. Default 60 s.
+    public var breakerMaxOpenDuration: Duration = .seconds(60)
+    /// Deliveries in flight per provider, by name, where configured (`max_in_flight`); others
+    /// get ``inFlight`` (push services) or their kind's concurrency (subscriber-addressed kinds).
+    public var providerBudgets: [String: Int] = [:]
+    /// Deliveries in flight per destination host, by provider name, where configured
+    /// (`max_in_flight_per_host`); others get ``defaultHostLimit``.
+    public var hostLimits: [String: Int] = [:]
+    /// Deliveries in flight to one host of a subscriber-addressed kind, by default. Default 64.
+    public var defaultHostLimit = 64
 
     /// The defaults.
     public init() {}
 
-    /// Pages of one job in flight at once.
-    var pagesInFlight: Int { max(1, inFlight / max(1, batchSize)) }
+    /// The bulkheads of `providers`: a budget for each, and a host limit for each kind whose
+    /// subscribers name their own destination.
+    func bulkheadLimits(for providers: ProviderSet) -> ProviderBulkheads.Limits {
+        var budgets: [String: Int] = [:]
+        var hosts: [String: Int] = [:]
+        for (name, provider) in providers.byName {
+            let addressed = provider.hasSubscriberDestinations
+            budgets[name] = providerBudgets[name] ?? (addressed ? provider.maxConcurrentDeliveries : inFlight)
+            if addressed { hosts[name] = hostLimits[name] ?? defaultHostLimit }
+        }
+        return ProviderBulkheads.Limits(
+            budgets: budgets, hostLimits: hosts, breakerThreshold: breakerThreshold,
+            breakerOpenMillis: breakerOpenDuration.milliseconds, breakerMaxOpenMillis: breakerMaxOpenDuration.milliseconds)
+    }
 
     /// The delay before attempt `attempts + 1`: exponential from ``retryDelay``, capped at
     /// ``maxRetryDelay``, with ±20 % jitter so that retries of one outage do not arrive together,

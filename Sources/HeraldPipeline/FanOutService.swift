@@ -2,14 +2,20 @@ import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
-/// Claims publish jobs and fans each out to its audience, page by page, checkpointing as it goes.
+/// Claims publish jobs and hands each job's audience over to the providers, page by page.
 ///
-/// A job's audience is read in keyset pages of `batchSize`; up to `inFlight / batchSize`
-/// pages are delivered at once, and the cursor advances only over the prefix of
-/// pages whose outcomes are all recorded. After a crash the job is claimed again
-/// once its lease expires and resumes after the cursor, so every subscriber is
-/// served at least once and at most `inFlight` deliveries are repeated.
+/// A job's audience is read in keyset pages of `batchSize`. A page is read once the job's
+/// window (`inFlight` deliveries handed over and not yet recorded) has room for it; each
+/// delivery gives its slot back once its outcome is committed, so a slow delivery keeps only its
+/// own slot and the window moves on past it. The settler checkpoints the job with its outcomes:
+/// the last member handed over and those still unanswered. After a crash the job is claimed again
+/// once its lease expires, sends the unanswered again and continues after the cursor, so every
+/// subscriber is served at least once and at most the window is sent twice.
+///
+/// Once a job's audience is all handed over, its worker claims the next job; the job's last
+/// deliveries finish (and the job is removed) without holding a worker.
 public struct FanOutService: Service, CustomStringConvertible {
     public var description: String { "FanOutService" }
 
@@ -31,16 +37,13 @@ public struct FanOutService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        // Workers stop claiming on graceful shutdown; a job in progress stops at its next page
-        // boundary with its cursor checkpointed, so nothing accepted is lost. Pages still in flight
-        // after the grace period are abandoned uncheckpointed and resumed by the next start.
-        await withShutdownGracePeriod(policy.shutdownGracePeriod) {
-            await withTaskGroup(of: Void.self) { group in
-                for worker in 0..<max(1, policy.concurrentJobs) {
-                    group.addTask { await self.workerLoop(worker) }
-                }
-                await group.waitForAll()
+        // Workers stop handing work over on graceful shutdown; what is in flight is the delivery
+        // tasks' to finish, and the settler's to checkpoint.
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<max(1, policy.concurrentJobs) {
+                group.addTask { await self.workerLoop(worker) }
             }
+            await group.waitForAll()
         }
     }
 
@@ -49,7 +52,7 @@ public struct FanOutService: Service, CustomStringConvertible {
             do {
                 let lease = Lease(owner: owner, expiresAt: Clock.nowMillis() + policy.leaseDuration.milliseconds)
                 if let job = try await store.claimJobs(limit: 1, lease: lease, nowMillis: Clock.nowMillis()).first {
-                    try await fanOut(job)
+                    try await cancelWhenGracefulShutdown { try await handOver(job) }
                 } else {
                     await cancelWhenGracefulShutdown { await wakeUp.wait(timeout: policy.pollInterval) }
                 }
@@ -62,67 +65,51 @@ public struct FanOutService: Service, CustomStringConvertible {
         }
     }
 
-    private func fanOut(_ job: PublishJob) async throws {
-        let started = Clock.nowMillis()
-        var fetchCursor = job.cursor
-        var exhausted = false
-        var nextPage = 0
-        var nextToCommit = 0
-        var completed: [Int: SubscriberID] = [:]
-        var unknownProviders: Set<String> = []
-        var delivered = 0
-        var leaseLost = false
-
-        try await withThrowingTaskGroup(of: (Int, SubscriberID, Set<String>, Int).self) { group in
-            while true {
-                // Pages not yet checkpointed (in flight, or done but behind a slower page) are bounded,
-                // which bounds the deliveries a crash can repeat.
-                while !exhausted && !leaseLost && nextPage - nextToCommit < policy.pagesInFlight && !Task.isShuttingDownGracefully {
-                    let page = try await store.audience(of: job, after: fetchCursor, limit: policy.batchSize)
-                    guard let last = page.last?.subscriber.id else {
-                        exhausted = true
-                        break
-                    }
-                    if page.count < policy.batchSize { exhausted = true }
-                    fetchCursor = last
-                    let index = nextPage
-                    nextPage += 1
-                    if index == 0 { engine.warmUp(for: page) }
-                    group.addTask {
-                        let unknown = try await engine.deliverPage(page, of: job)
-                        return (index, last, unknown, page.count)
-                    }
-                }
-                guard let (index, last, unknown, count) = try await group.next() else { break }
-                delivered += count
-                completed[index] = last
-                for name in unknown where !unknownProviders.contains(name) {
-                    unknownProviders.insert(name)
-                    logger.warning("subscribers of a provider that is not configured were skipped", metadata: [
-                        "provider": "\(name)", "job": "\(job.id)",
-                    ])
-                }
-                var cursor: SubscriberID?
-                while let pageLast = completed.removeValue(forKey: nextToCommit) {
-                    cursor = pageLast
-                    nextToCommit += 1
-                }
-                if let cursor, !leaseLost {
-                    let lease = Lease(owner: owner, expiresAt: Clock.nowMillis() + policy.leaseDuration.milliseconds)
-                    if try await !store.checkpoint(jobID: job.id, cursor: cursor, lease: lease) {
-                        // Another worker owns the job now; let it finish the rest.
-                        leaseLost = true
-                        logger.warning("lost the lease on a publish job", metadata: ["job": "\(job.id)"])
-                    }
-                }
+    /// Hands the job's audience over: first what a previous worker left unanswered, then every
+    /// page after the cursor.
+    private func handOver(_ job: PublishJob) async throws {
+        let tracker = JobTracker(job: job, inFlight: policy.inFlight)
+        engine.settler.track(tracker)
+        let pageSize = min(policy.batchSize, tracker.window.capacity)
+        let warned = Mutex<Set<String>>([])
+        let deliver: @Sendable ([AudienceMember]) async -> Void = { [engine, logger] page in
+            for name in await engine.deliverPage(page, of: tracker) where warned.withLock({ $0.insert(name).inserted }) {
+                logger.warning("subscribers of a provider that is not configured were skipped", metadata: [
+                    "provider": "\(name)", "job": "\(job.id)",
+                ])
             }
         }
-        if exhausted && !leaseLost && !Task.isShuttingDownGracefully {
-            try await store.completeJob(jobID: job.id, owner: owner)
-            logger.debug("publish fanned out", metadata: [
-                "job": "\(job.id)", "event": "\(job.notification.event)", "subscribers": "\(delivered)",
-                "milliseconds": "\(Clock.nowMillis() - started)",
-            ])
+
+        var resend = job.pending[...]
+        while !resend.isEmpty && !tracker.leaseLost {
+            let ids = Array(resend.prefix(pageSize))
+            resend = resend.dropFirst(ids.count)
+            try await tracker.window.acquire(ids.count)
+            let members = try await store.members(of: job, among: ids)
+            let found = Set(members.map(\.subscriber.id))
+            let gone = ids.filter { !found.contains($0) }
+            tracker.window.release(gone.count)
+            if !gone.isEmpty { engine.settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
+            if !members.isEmpty { engine.tasks.submit { await deliver(members) } }
         }
+
+        var cursor = job.cursor
+        var first = true
+        while !tracker.leaseLost {
+            try await tracker.window.acquire(pageSize)
+            let page = try await store.audience(of: job, after: cursor, limit: pageSize)
+            tracker.window.release(pageSize - page.count)
+            guard let last = page.last?.subscriber.id else { break }
+            tracker.handOver(page.lazy.map(\.subscriber.id), through: last)
+            cursor = last
+            if first && job.pending.isEmpty { engine.warmUp(for: page) }
+            first = false
+            if !engine.tasks.submit({ await deliver(page) }) { return }
+            if page.count < pageSize { break }
+        }
+        guard !tracker.leaseLost else { return }
+        tracker.finishReading()
+        engine.settler.wake()
+        logger.debug("publish handed over", metadata: ["job": "\(job.id)", "event": "\(job.notification.event)"])
     }
 }

@@ -4,6 +4,10 @@ import Logging
 import ServiceLifecycle
 
 /// Claims due retries from the store and tries them again, until they succeed or run out.
+///
+/// Claimed retries are handed to the delivery tasks within a window of `inFlight`; a slot comes
+/// back once the retry's outcome is committed, so retries of a destination that hangs hold only
+/// their own slots while the others go on.
 public struct RetryService: Service, CustomStringConvertible {
     public var description: String { "RetryService" }
 
@@ -28,17 +32,20 @@ public struct RetryService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        await withShutdownGracePeriod(policy.shutdownGracePeriod) { await self.loop() }
-    }
-
-    private func loop() async {
+        let window = engine.settler.retryWindow
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            var slots = 0
             do {
+                try await cancelWhenGracefulShutdown { try await window.acquire(1) }
+                slots = 1
+                while slots < claimLimit && window.tryAcquire(1) { slots += 1 }
                 let now = Clock.nowMillis()
                 let lease = Lease(owner: owner, expiresAt: now + policy.leaseDuration.milliseconds)
-                let due = try await store.claimDueRetries(limit: claimLimit, lease: lease, nowMillis: now)
+                let due = try await store.claimDueRetries(limit: slots, lease: lease, nowMillis: now)
+                window.release(slots - due.count)
+                slots = 0
                 if !due.isEmpty {
-                    try await engine.deliverRetries(due)
+                    if !engine.tasks.submit({ [engine] in await engine.deliverRetries(due) }) { return }
                     continue
                 }
                 var wait = policy.pollInterval
@@ -50,9 +57,9 @@ public struct RetryService: Service, CustomStringConvertible {
                     let timeout = wait
                     await cancelWhenGracefulShutdown { await wakeUp.wait(timeout: timeout) }
                 }
-            } catch is CancellationError {
-                return
             } catch {
+                window.release(slots)
+                if error is CancellationError { continue }
                 logger.error("retrying deliveries failed; will try again", metadata: ["error": "\(error)"])
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             }

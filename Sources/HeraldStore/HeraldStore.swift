@@ -12,7 +12,7 @@ import HeraldCore
 /// Every implementation must pass the store conformance suite
 /// (`Tests/HeraldStoreTests/StoreConformanceTests.swift`).
 public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
-    & DeadLetterStore & StoreHealth
+    & DeadLetterStore & DeliverySettlement & StoreHealth
 
 /// Registered subscribers (§3.1, §4.2–4.5).
 public protocol SubscriberStore: Sendable {
@@ -178,16 +178,22 @@ public struct PublishJob: Sendable, Equatable {
     public var notification: PublishedEvent
     /// Unix seconds when it was accepted.
     public var publishedAt: Int64
-    /// The last subscriber id whose delivery was checkpointed; the next page starts after it.
+    /// The last member handed to a provider before the job was last checkpointed; the next page starts after it.
     public var cursor: SubscriberID?
+    /// Members up to ``cursor`` whose outcome was not recorded at the last checkpoint: sent again on resuming.
+    public var pending: [SubscriberID]
 
     /// Creates a job.
-    public init(id: Int64, audience: PublishAudience, notification: PublishedEvent, publishedAt: Int64, cursor: SubscriberID? = nil) {
+    public init(
+        id: Int64, audience: PublishAudience, notification: PublishedEvent, publishedAt: Int64, cursor: SubscriberID? = nil,
+        pending: [SubscriberID] = []
+    ) {
         self.id = id
         self.audience = audience
         self.notification = notification
         self.publishedAt = publishedAt
         self.cursor = cursor
+        self.pending = pending
     }
 }
 

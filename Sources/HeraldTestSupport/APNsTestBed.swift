@@ -10,6 +10,9 @@ public struct APNsTestBed: Sendable {
     public let providerYAML: String
     /// The bundle id served.
     public let topic: String
+    /// The simulator's configuration, with the port it got: another simulator made from it serves
+    /// the same credentials at the same address (a service coming back).
+    public let configuration: APNsSimulator.Configuration
 
     /// Starts a simulator; `certificateAuthentication` issues a client certificate instead of a signing key.
     public static func start(
@@ -28,6 +31,7 @@ public struct APNsTestBed: Sendable {
         configure(&configuration)
         let simulator = APNsSimulator(configuration: configuration)
         let port = try await simulator.start()
+        configuration.port = port
 
         var lines = [
             "  apns:",
@@ -45,7 +49,7 @@ public struct APNsTestBed: Sendable {
             lines += ["    team_id: TEAM123456", "    key_id: KEY1234567", "    key_file: \(keyFile)"]
         }
         lines += extraProviderOptions.map { "    " + $0 }
-        return APNsTestBed(simulator: simulator, providerYAML: lines.joined(separator: "\n"), topic: topic)
+        return APNsTestBed(simulator: simulator, providerYAML: lines.joined(separator: "\n"), topic: topic, configuration: configuration)
     }
 
     /// A configuration with this `apns` provider and the `http` one.

@@ -59,6 +59,13 @@ public struct WebhookProvider: PushProvider {
         return NormalizedToken(token: token)
     }
 
+    public var hasSubscriberDestinations: Bool { true }
+
+    /// Each subscriber names its own receiver.
+    public func destinationHost(of token: String) -> String? {
+        DestinationHost.of(token)
+    }
+
     /// Whether `text` is an absolute `http` or `https` URL with a host.
     static func isWebhookURL(_ text: String) -> Bool {
         guard text.utf8.count <= 4096, let components = URLComponents(string: text),

@@ -97,12 +97,73 @@ import Testing
         await receiver.stop()
     }
 
+    /// Issue 15's case: 5,000 webhook subscribers, the receiver answers the first 1,000 and holds the
+    /// rest; one second later Herald is stopped (`kill -9`, or SIGTERM with a short grace period) and
+    /// started again. No answered delivery is sent again: only those unanswered at the stop are.
+    @Test(arguments: [SIGKILL, SIGTERM])
+    func answeredDeliveriesAreNotSentAgainAfterAStop(signal: Int32) async throws {
+        let subscribers = 5_000
+        let answeredFirst = 1_000
+        let directory = TestHerald.makeTemporaryDirectory()
+        let port = try HeraldProcess.freePort()
+        let gate = Gate()
+        let arrivals = Mutex<[String]>([])
+        let receiver = try await WebhookReceiver.start { request in
+            let arrival = arrivals.withLock { $0.append(request.path); return $0.count }
+            if arrival <= answeredFirst {
+                try? await Task.sleep(for: .milliseconds(5))
+                return .ok
+            }
+            await gate.wait()
+            return .ok
+        }
+        let config = directory + "/herald.yml"
+        try """
+            delivery:
+              shutdown_grace_period: 0.5
+              lease_duration: 2
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        var herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await registerWebhooks(subscribers, receiver: receiver, port: port, concurrently: 16)
+        #expect(try await post("http://127.0.0.1:\(port)/event/broadcast", form: "msg=once") == 204)
+        try await eventually(limit: .seconds(120)) { arrivals.withLock { $0.count } > answeredFirst }
+        try await Task.sleep(for: .seconds(1))
+        herald.signal(signal)
+        let status = await herald.waitForExit()
+        if signal == SIGTERM { #expect(status == 0, "\(herald.log)") }
+        // What the receiver answered before the stop; held requests are released only afterwards.
+        let answered = Set(receiver.requests.map(\.path))
+        let arrivedBeforeStop = arrivals.withLock { $0.count }
+        #expect(answered.count == answeredFirst)
+        gate.open()
+
+        herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await eventually(limit: .seconds(180)) { Set(arrivals.withLock { $0 }).count == subscribers }
+        herald.signal(SIGTERM)
+        #expect(await herald.waitForExit() == 0)
+        let all = arrivals.withLock { $0 }
+        var times: [String: Int] = [:]
+        for path in all { times[path, default: 0] += 1 }
+        let answeredAgain = answered.filter { (times[$0] ?? 0) > 1 }
+        #expect(answeredAgain.isEmpty, "\(answeredAgain.count) answered deliveries were sent again")
+        let unansweredAtStop = arrivedBeforeStop - answered.count
+        #expect(all.count - subscribers <= unansweredAtStop, "only what was unanswered at the stop is sent twice")
+        await receiver.stop()
+    }
+
     /// Registers `count` webhook subscribers of `receiver` (paths `/s/<n>`) through the API.
-    func registerWebhooks(_ count: Int, receiver: WebhookReceiver, port: Int) async throws {
-        for index in 0..<count {
-            let hook = receiver.url("/s/\(index)").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            let status = try await post("http://127.0.0.1:\(port)/subscribers", form: "proto=http&token=\(hook)")
-            guard status == 201 else { throw ProcessExited(log: "registration answered \(status)") }
+    func registerWebhooks(_ count: Int, receiver: WebhookReceiver, port: Int, concurrently workers: Int = 1) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    for index in stride(from: worker, to: count, by: workers) {
+                        let hook = receiver.url("/s/\(index)").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                        let status = try await post("http://127.0.0.1:\(port)/subscribers", form: "proto=http&token=\(hook)")
+                        guard status == 201 else { throw ProcessExited(log: "registration answered \(status)") }
+                    }
+                }
+            }
+            try await group.waitForAll()
         }
     }
 

@@ -171,6 +171,8 @@ import Testing
               max_failures: 2
               retry_delay: 0.01
               max_retry_delay: 0.05
+              breaker_open_duration: 0.01
+              breaker_max_open_duration: 0.05
             """
         try await withHerald(yaml: yaml) { herald in
             // A port that was just released: every attempt is refused.

@@ -115,6 +115,16 @@ public protocol PushProvider: Sendable {
     /// Validates and normalizes a registration's token; `nil` when it is invalid.
     func normalizeToken(_ input: TokenInput) -> NormalizedToken?
 
+    /// Whether subscribers name their own destination (webhooks, Web Push, WNS and MPNS channels)
+    /// rather than all deliveries going to one service.
+    ///
+    /// The pipeline then limits deliveries in flight per host and opens a circuit breaker per host,
+    /// so one slow or dead destination cannot hold the others back.
+    var hasSubscriberDestinations: Bool { get }
+
+    /// The host a stored token sends to, when ``hasSubscriberDestinations``.
+    func destinationHost(of token: String) -> String?
+
     /// Reduces a subscriber to the facts this kind renders by.
     func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant
 
@@ -158,6 +168,12 @@ extension PushProvider {
 
     /// Push services' outages are not the subscriber's fault.
     public var exhaustedRetriesCountAgainstSubscriber: Bool { false }
+
+    /// Most kinds send to one service.
+    public var hasSubscriberDestinations: Bool { false }
+
+    /// Most kinds send to one service.
+    public func destinationHost(of token: String) -> String? { nil }
 
     /// Nothing to release by default.
     public func shutdown() async {}

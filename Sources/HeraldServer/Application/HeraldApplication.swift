@@ -95,14 +95,19 @@ public struct HeraldApplication: Sendable {
         let providers = ProviderSet(built)
         self.providers = providers
 
-        let policy = configuration.delivery.policy
+        var policy = configuration.delivery.policy
+        for (name, provider) in configuration.providers {
+            if let budget = provider.maxInFlight { policy.providerBudgets[name] = budget }
+            if let limit = provider.maxInFlightPerHost { policy.hostLimits[name] = limit }
+        }
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
         self.owner = owner
         let fanOutWakeUp = WakeUpSignal()
         let metrics = ServerMetrics()
         self.metrics = metrics
         let engine = DeliveryEngine(
-            store: store, providers: providers, policy: policy, logger: logger.child("herald.delivery"), metricsFactory: metrics.factory)
+            store: store, providers: providers, policy: policy, owner: owner, logger: logger.child("herald.delivery"),
+            metricsFactory: metrics.factory)
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
                 maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
@@ -134,7 +139,9 @@ public struct HeraldApplication: Sendable {
             logger: logger
         )
 
-        var services: [any Service] = []
+        // Services stop in reverse order: the workers stop handing work over, then the deliveries in
+        // flight finish (or are cancelled after the grace period), then the settler records their answers.
+        var services: [any Service] = [engine.settler, engine.tasks]
         services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
         services.append(PruneService(store: store, policy: policy, logger: logger))

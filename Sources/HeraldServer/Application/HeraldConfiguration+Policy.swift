@@ -17,6 +17,10 @@ extension HeraldConfiguration.Delivery {
         policy.shutdownGracePeriod = shutdownGracePeriod
         policy.deadLetterRetention = deadLetterRetention
         policy.feedbackRetention = feedbackRetention
+        policy.commitInterval = commitInterval
+        policy.breakerThreshold = breakerThreshold
+        policy.breakerOpenDuration = breakerOpenDuration
+        policy.breakerMaxOpenDuration = breakerMaxOpenDuration
         return policy
     }
 }

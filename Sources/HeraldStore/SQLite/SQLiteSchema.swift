@@ -189,6 +189,12 @@ enum SQLiteSchema {
                 END;
                 """)
         }
+        migrator.registerMigration("v7-pending-deliveries") { db in
+            // Outcomes are settled as they arrive, not page by page: the cursor is the last member
+            // handed to a provider, and `pending` (a JSON array of subscriber ids) lists those at or
+            // before it whose outcome was not yet recorded. A restart sends only those again.
+            try db.execute(sql: "ALTER TABLE publish_jobs ADD COLUMN pending TEXT")
+        }
         return migrator
     }
 }

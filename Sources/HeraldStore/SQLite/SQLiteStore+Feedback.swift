@@ -15,75 +15,82 @@ extension SQLiteStore {
     public func record(_ records: [DeliveryRecord], maxFailures: Int, now: Int64) async throws -> RecordSummary {
         guard !records.isEmpty else { return RecordSummary() }
         return try await pool.write { db in
-            try Self.updateStatistics(records, in: db)
-            let reachedThreshold = try Self.updateFailureCounters(records, maxFailures: maxFailures, in: db)
-
-            let deadTokenIDs = Set(records.compactMap { record -> String? in
-                if case .deadToken = record.effect { return record.subscriberID.rawValue }
-                return nil
-            })
-            var updatedByID: [String: Int64] = [:]
-            if !deadTokenIDs.isEmpty {
-                let rows = try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT id, updated FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
-                    arguments: [SQLiteCodec.jsonArray(deadTokenIDs)]
-                )
-                for row in rows {
-                    updatedByID[row[0]] = row[1]
-                }
-            }
-
-            var feedback: [FeedbackEntry] = []
-            var unregistered: [(id: SubscriberID, reason: String)] = []
-            var unregisteredIDs: Set<String> = []
-            var remainingFailures: [String: Int] = [:]
-            for record in records {
-                if case .subscriberFailure = record.effect {
-                    remainingFailures[record.subscriberID.rawValue, default: 0] += 1
-                }
-            }
-            func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
-                FeedbackEntry(time: now, subscriberID: record.subscriberID, proto: record.proto, token: record.token, status: status, reason: reason, action: action)
-            }
-            func unregister(_ id: SubscriberID, reason: String) {
-                if unregisteredIDs.insert(id.rawValue).inserted {
-                    unregistered.append((id, reason))
-                }
-            }
-            for record in records {
-                let id = record.subscriberID.rawValue
-                switch record.effect {
-                case .delivered:
-                    continue
-                case .failed(let reason, let status):
-                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
-                case .deadToken(let reason, let status, let invalidSince):
-                    guard let updated = updatedByID[id], !unregisteredIDs.contains(id) else {
-                        feedback.append(entry(record, status: status, reason: reason, action: .failed))
-                        continue
-                    }
-                    // §11.2: a token reported invalid before the app registered again is still valid.
-                    if let invalidSince, updated * 1000 >= invalidSince {
-                        feedback.append(entry(record, status: status, reason: reason, action: .kept))
-                    } else {
-                        feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
-                        unregister(record.subscriberID, reason: reason)
-                    }
-                case .subscriberFailure(let reason, let status):
-                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
-                    remainingFailures[id, default: 0] -= 1
-                    if remainingFailures[id] == 0, let failures = reachedThreshold[id], !unregisteredIDs.contains(id) {
-                        let reason = "failures:\(failures)"
-                        feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
-                        unregister(record.subscriberID, reason: reason)
-                    }
-                }
-            }
-            try Self.insertFeedback(feedback, in: db)
-            try Self.insertDeadLetters(records, time: now, in: db)
-            _ = try Self.deleteSubscribers(unregistered.map(\.id.rawValue), in: db)
-            return RecordSummary(unregistered: unregistered)
+            RecordSummary(unregistered: try Self.applyRecords(records, maxFailures: maxFailures, now: now, in: db))
         }
+    }
+
+    /// The body of ``record(_:maxFailures:now:)`` inside a caller's transaction.
+    /// - Returns: the subscribers unregistered, with the reason.
+    static func applyRecords(_ records: [DeliveryRecord], maxFailures: Int, now: Int64, in db: Database) throws -> [(id: SubscriberID, reason: String)] {
+        guard !records.isEmpty else { return [] }
+        try Self.updateStatistics(records, in: db)
+        let reachedThreshold = try Self.updateFailureCounters(records, maxFailures: maxFailures, in: db)
+
+        let deadTokenIDs = Set(records.compactMap { record -> String? in
+            if case .deadToken = record.effect { return record.subscriberID.rawValue }
+            return nil
+        })
+        var updatedByID: [String: Int64] = [:]
+        if !deadTokenIDs.isEmpty {
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT id, updated FROM subscribers WHERE id IN (SELECT value FROM json_each(?))"),
+                arguments: [SQLiteCodec.jsonArray(deadTokenIDs)]
+            )
+            for row in rows {
+                updatedByID[row[0]] = row[1]
+            }
+        }
+
+        var feedback: [FeedbackEntry] = []
+        var unregistered: [(id: SubscriberID, reason: String)] = []
+        var unregisteredIDs: Set<String> = []
+        var remainingFailures: [String: Int] = [:]
+        for record in records {
+            if case .subscriberFailure = record.effect {
+                remainingFailures[record.subscriberID.rawValue, default: 0] += 1
+            }
+        }
+        func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
+            FeedbackEntry(time: now, subscriberID: record.subscriberID, proto: record.proto, token: record.token, status: status, reason: reason, action: action)
+        }
+        func unregister(_ id: SubscriberID, reason: String) {
+            if unregisteredIDs.insert(id.rawValue).inserted {
+                unregistered.append((id, reason))
+            }
+        }
+        for record in records {
+            let id = record.subscriberID.rawValue
+            switch record.effect {
+            case .delivered:
+                continue
+            case .failed(let reason, let status):
+                feedback.append(entry(record, status: status, reason: reason, action: .failed))
+            case .deadToken(let reason, let status, let invalidSince):
+                guard let updated = updatedByID[id], !unregisteredIDs.contains(id) else {
+                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                    continue
+                }
+                // §11.2: a token reported invalid before the app registered again is still valid.
+                if let invalidSince, updated * 1000 >= invalidSince {
+                    feedback.append(entry(record, status: status, reason: reason, action: .kept))
+                } else {
+                    feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
+                    unregister(record.subscriberID, reason: reason)
+                }
+            case .subscriberFailure(let reason, let status):
+                feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                remainingFailures[id, default: 0] -= 1
+                if remainingFailures[id] == 0, let failures = reachedThreshold[id], !unregisteredIDs.contains(id) {
+                    let reason = "failures:\(failures)"
+                    feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
+                    unregister(record.subscriberID, reason: reason)
+                }
+            }
+        }
+        try Self.insertFeedback(feedback, in: db)
+        try Self.insertDeadLetters(records, time: now, in: db)
+        _ = try Self.deleteSubscribers(unregistered.map(\.id.rawValue), in: db)
+        return unregistered
     }
 
     /// Inserts the entries with their own ids ignored.

@@ -60,7 +60,7 @@ extension SQLiteStore {
                         WHERE lease_expires IS NULL OR lease_expires < ?
                         ORDER BY id LIMIT ?
                     )
-                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor
+                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor, pending
                     """),
                 arguments: [lease.owner, lease.expiresAt, nowMillis, limit]
             )
@@ -124,7 +124,7 @@ extension SQLiteStore {
     /// Moves the cursor and renews the lease, only while the caller still owns the job.
     public func checkpoint(jobID: Int64, cursor: SubscriberID, lease: Lease) async throws -> Bool {
         try await pool.write { db in
-            try db.cachedStatement(sql: "UPDATE publish_jobs SET cursor = ?, lease_expires = ? WHERE id = ? AND lease_owner = ?")
+            try db.cachedStatement(sql: "UPDATE publish_jobs SET cursor = ?, pending = NULL, lease_expires = ? WHERE id = ? AND lease_owner = ?")
                 .execute(arguments: [cursor.rawValue, lease.expiresAt, jobID, lease.owner])
             return db.changesCount > 0
         }
@@ -159,7 +159,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads a job row selected as `id, audience_kind, audience_value, notification, published_at, cursor`.
+    /// Reads a job row selected as `id, audience_kind, audience_value, notification, published_at, cursor, pending`.
     static func job(_ row: Row) throws -> PublishJob {
         let id: Int64 = row[0]
         let kind: String = row[1]
@@ -178,12 +178,20 @@ extension SQLiteStore {
             throw StoreError.corruptRow("publish_jobs \(id): unknown audience \(kind)")
         }
         let cursor: String? = row[5]
+        let pending: String? = row[6]
+        let pendingIDs = try pending.map { text -> [SubscriberID] in
+            guard let ids = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String] else {
+                throw StoreError.corruptRow("publish_jobs \(id): pending is not a list of ids")
+            }
+            return ids.map(SubscriberID.init(rawValue:))
+        } ?? []
         return PublishJob(
             id: id,
             audience: audience,
             notification: try SQLiteCodec.notification(row[3], table: "publish_jobs", id: id),
             publishedAt: row[4],
-            cursor: cursor.map(SubscriberID.init(rawValue:))
+            cursor: cursor.map(SubscriberID.init(rawValue:)),
+            pending: pendingIDs
         )
     }
 }

@@ -8,6 +8,14 @@ extension SQLiteStore {
     /// otherwise fail the whole batch.
     public func scheduleRetries(_ entries: [RetryEntry]) async throws {
         guard !entries.isEmpty else { return }
+        let prepared = try Self.encodedRetries(entries)
+        try await pool.write { db in
+            try Self.insertRetries(prepared, in: db)
+        }
+    }
+
+    /// The retries with their notifications encoded, each distinct one once, outside any transaction.
+    static func encodedRetries(_ entries: [RetryEntry]) throws -> [(entry: RetryEntry, notification: Data)] {
         // A page of failures usually shares one notification: encode it once.
         var encoded: [HeraldCore.PublishedEvent: Data] = [:]
         var rows: [(entry: RetryEntry, notification: Data)] = []
@@ -22,19 +30,22 @@ extension SQLiteStore {
             }
             rows.append((entry, data))
         }
-        let prepared = rows
-        try await pool.write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO retries (subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason)
-                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
-                WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = ?)
-                """)
-            for (entry, notification) in prepared {
-                try insert.execute(arguments: [
-                    entry.subscriberID.rawValue, entry.statisticsEvent?.rawValue, notification, entry.silent, entry.badge,
-                    entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.subscriberID.rawValue,
-                ])
-            }
+        return rows
+    }
+
+    /// Inserts encoded retries inside a caller's transaction, skipping those whose subscriber is gone.
+    static func insertRetries(_ prepared: [(entry: RetryEntry, notification: Data)], in db: Database) throws {
+        guard !prepared.isEmpty else { return }
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO retries (subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+            WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = ?)
+            """)
+        for (entry, notification) in prepared {
+            try insert.execute(arguments: [
+                entry.subscriberID.rawValue, entry.statisticsEvent?.rawValue, notification, entry.silent, entry.badge,
+                entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.subscriberID.rawValue,
+            ])
         }
     }
 

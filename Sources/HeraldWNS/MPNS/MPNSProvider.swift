@@ -67,6 +67,13 @@ public struct MPNSProvider: PushProvider {
         renderer.render(notification, for: variant)
     }
 
+    public var hasSubscriberDestinations: Bool { true }
+
+    /// Channel URIs name one of the service's many hosts; each is limited on its own.
+    public func destinationHost(of token: String) -> String? {
+        DestinationHost.of(token)
+    }
+
     public func send(_ message: MPNSMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
         var request = HTTPClientRequest(url: target.token)
         request.method = .POST

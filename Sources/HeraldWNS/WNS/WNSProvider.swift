@@ -72,6 +72,13 @@ public struct WNSProvider: PushProvider {
         return NormalizedToken(token: token)
     }
 
+    public var hasSubscriberDestinations: Bool { true }
+
+    /// Channel URIs name one of the service's many hosts; each is limited on its own.
+    public func destinationHost(of token: String) -> String? {
+        DestinationHost.of(token)
+    }
+
     public func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant {
         renderer.variant(lang: lang, silent: silent, badge: badge)
     }

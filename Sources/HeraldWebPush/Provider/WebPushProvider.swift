@@ -80,6 +80,13 @@ public struct WebPushProvider: PushProvider {
         renderer.render(notification, for: variant, now: Int64(Date().timeIntervalSince1970))
     }
 
+    public var hasSubscriberDestinations: Bool { true }
+
+    /// The endpoint's push service host (a browser vendor's, or a self-hosted one).
+    public func destinationHost(of token: String) -> String? {
+        WebPushSubscription(storedToken: token).flatMap { DestinationHost.of($0.endpoint) }
+    }
+
     public func send(_ message: WebPushMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
         guard let subscription = WebPushSubscription(storedToken: target.token) else {
             // Only a token stored by something other than this kind can fail here; it can never be delivered.

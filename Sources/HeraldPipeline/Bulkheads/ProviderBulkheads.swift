@@ -1,0 +1,176 @@
+import HeraldCore
+import Logging
+import Metrics
+import Synchronization
+
+/// Keeps one destination's trouble to itself: an in-flight budget and a circuit breaker per
+/// provider, and for kinds whose subscribers name their own destination, a limit and a breaker
+/// per host as well.
+///
+/// A push service that hangs can then hold at most its budget of deliveries, and once its
+/// breaker opens, none: its deliveries wait in the retry queue instead of in the window that
+/// every other provider's deliveries need.
+final class ProviderBulkheads: Sendable {
+    /// The limits of the bulkheads.
+    struct Limits: Sendable, Equatable {
+        /// Deliveries in flight per provider, by provider name.
+        var budgets: [String: Int]
+        /// Deliveries in flight per host, for kinds with destination hosts, by provider name.
+        var hostLimits: [String: Int]
+        /// Consecutive connection failures or expired deadlines that open a breaker (0: never).
+        var breakerThreshold: Int
+        /// How long a breaker first stays open (milliseconds); it doubles while probes fail.
+        var breakerOpenMillis: Int64
+        /// The longest a breaker stays open (milliseconds).
+        var breakerMaxOpenMillis: Int64
+    }
+
+    /// One provider's bulkhead.
+    final class Compartment: Sendable {
+        /// The provider's name.
+        let name: String
+        /// Its deliveries in flight.
+        let budget: AsyncSemaphore
+        /// Deliveries in flight per host; 0 when the kind has no hosts.
+        let hostLimit: Int
+        fileprivate let breaker: Mutex<CircuitBreaker>
+        fileprivate let hosts: Mutex<[String: HostCompartment]>
+        fileprivate let up: Gauge
+
+        fileprivate init(name: String, budget: Int, hostLimit: Int, breaker: CircuitBreaker, factory: any MetricsFactory) {
+            self.name = name
+            self.budget = AsyncSemaphore(capacity: budget)
+            self.hostLimit = hostLimit
+            self.breaker = Mutex(breaker)
+            self.hosts = Mutex([:])
+            self.up = Gauge(label: "herald_provider_up", dimensions: [("provider", name)], factory: factory)
+            up.record(1)
+        }
+    }
+
+    /// One host's limit and breaker, made when a delivery first goes there and dropped when idle.
+    fileprivate final class HostCompartment: Sendable {
+        let limit: AsyncSemaphore
+        let breaker: Mutex<CircuitBreaker>
+        /// Deliveries holding or waiting for this compartment (guarded by the compartment's `hosts` lock).
+        let users: Mutex<Int>
+
+        init(limit: Int, breaker: CircuitBreaker) {
+            self.limit = AsyncSemaphore(capacity: limit)
+            self.breaker = Mutex(breaker)
+            self.users = Mutex(0)
+        }
+    }
+
+    private let compartments: [String: Compartment]
+    private let template: CircuitBreaker
+    private let logger: Logger
+
+    /// Creates the bulkheads of the named providers.
+    init(limits: Limits, logger: Logger, factory: any MetricsFactory) {
+        let template = CircuitBreaker(
+            threshold: limits.breakerThreshold, openDuration: limits.breakerOpenMillis, maxOpenDuration: limits.breakerMaxOpenMillis)
+        var compartments: [String: Compartment] = [:]
+        for (name, budget) in limits.budgets {
+            compartments[name] = Compartment(
+                name: name, budget: budget, hostLimit: limits.hostLimits[name] ?? 0, breaker: template, factory: factory)
+        }
+        self.compartments = compartments
+        self.template = template
+        self.logger = logger
+    }
+
+    /// The compartment of a provider.
+    subscript(provider: String) -> Compartment? { compartments[provider] }
+
+    /// Asks the provider's breaker about a delivery (or a batch) at `now`.
+    func admit(_ compartment: Compartment, now: Int64) -> CircuitBreaker.Admission {
+        compartment.breaker.withLock { $0.admit(now: now) }
+    }
+
+    /// Counts an outcome of the provider's (a batch kind's) delivery.
+    func record(_ outcome: DeliveryOutcome, probe: Bool, in compartment: Compartment, now: Int64) {
+        guard let transition = Self.apply(outcome, probe: probe, to: compartment.breaker, now: now) else { return }
+        switch transition {
+        case .opened:
+            compartment.up.record(0)
+            logger.warning("provider stopped answering; its deliveries wait in the retry queue", metadata: [
+                "provider": "\(compartment.name)", "reason": "\(outcome.reason ?? "-")",
+            ])
+        case .closed:
+            compartment.up.record(1)
+            logger.notice("provider answers again", metadata: ["provider": "\(compartment.name)"])
+        }
+    }
+
+    /// Gives up a probe that got no outcome.
+    func abandonProbe(in compartment: Compartment, now: Int64) {
+        compartment.breaker.withLock { $0.abandonProbe(now: now) }
+    }
+
+    /// Runs `body` for one delivery to `host` within the host's limit and breaker, then the
+    /// provider's budget; a delivery the host's breaker holds back is answered `deferred` without
+    /// `body` running.
+    ///
+    /// The host's limit is taken first, so that deliveries waiting for a slow host do not hold the
+    /// provider's budget that other hosts' deliveries need.
+    func withHost(
+        _ host: String, in compartment: Compartment, now: @Sendable () -> Int64,
+        _ body: () async -> DeliveryOutcome
+    ) async throws -> HostAttempt {
+        let entry = compartment.hosts.withLock { hosts -> HostCompartment in
+            let entry = hosts[host] ?? HostCompartment(limit: compartment.hostLimit, breaker: template)
+            hosts[host] = entry
+            entry.users.withLock { $0 += 1 }
+            return entry
+        }
+        defer {
+            compartment.hosts.withLock { hosts in
+                let remaining = entry.users.withLock { users -> Int in
+                    users -= 1
+                    return users
+                }
+                if remaining == 0, entry.breaker.withLock({ $0.isIdle }) { hosts[host] = nil }
+            }
+        }
+        try await entry.limit.acquire()
+        defer { entry.limit.release() }
+        let admission = entry.breaker.withLock { $0.admit(now: now()) }
+        if case .deferred(let until) = admission { return .deferred(until: until) }
+        try await compartment.budget.acquire()
+        let outcome = await body()
+        compartment.budget.release()
+        let transition = Self.apply(outcome, probe: admission == .probe, to: entry.breaker, now: now())
+        switch transition {
+        case .opened?:
+            logger.warning("destination host stopped answering; its deliveries wait in the retry queue", metadata: [
+                "provider": "\(compartment.name)", "host": "\(host)", "reason": "\(outcome.reason ?? "-")",
+            ])
+        case .closed?:
+            logger.notice("destination host answers again", metadata: ["provider": "\(compartment.name)", "host": "\(host)"])
+        case nil:
+            break
+        }
+        return .sent(outcome)
+    }
+
+    /// What came of a delivery to a host.
+    enum HostAttempt: Sendable {
+        /// It was sent and answered (or failed) with this outcome.
+        case sent(DeliveryOutcome)
+        /// The host's breaker is open: try again after `until` (Unix milliseconds).
+        case deferred(until: Int64)
+    }
+
+    /// Feeds an outcome to a breaker: an answer of any kind shows the destination is up; a
+    /// transient failure without a status (no connection, no answer before the deadline) counts
+    /// against it.
+    private static func apply(_ outcome: DeliveryOutcome, probe: Bool, to breaker: borrowing Mutex<CircuitBreaker>, now: Int64) -> CircuitBreaker.Transition? {
+        breaker.withLock { breaker in
+            if outcome.outcome == .transient && outcome.status == nil {
+                return breaker.recordFailure(now: now, probe: probe)
+            }
+            return breaker.recordAnswer()
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Records delivery outcomes as they arrive, in group commits: what arrived over the last few
+/// milliseconds, from every job and retry, goes to the store in one transaction with the
+/// checkpoints of the jobs it belongs to.
+///
+/// An answered delivery is therefore durable within about ``DeliveryPolicy/commitInterval``,
+/// whatever its page's other deliveries are doing, and a crash sends again only what was
+/// unanswered then plus the answers of that last interval. On graceful shutdown it runs last
+/// and commits everything it was handed.
+public final class OutcomeSettler: Service, CustomStringConvertible {
+    public var description: String { "OutcomeSettler" }
+
+    /// Outcomes gathered for the next commit.
+    private struct Buffer {
+        var settlement = Settlement()
+        /// Per job: the members settled and the window slots to give back after the commit.
+        var jobs: [ObjectIdentifier: (tracker: JobTracker, ids: [SubscriberID], slots: Int)] = [:]
+        /// Retry window slots to give back after the commit.
+        var retrySlots = 0
+        /// Outcomes gathered.
+        var count = 0
+        /// When the first of them arrived (Unix milliseconds).
+        var since: Int64?
+    }
+
+    let store: any HeraldStore
+    let policy: DeliveryPolicy
+    let owner: String
+    let logger: Logger
+    let metrics: PipelineMetrics
+    let nowMillis: @Sendable () -> Int64
+    /// Deliveries of retries in flight: a slot is given back once the retry's outcome is committed.
+    let retryWindow: AsyncSemaphore
+    /// Wakes the retry service when retries were scheduled, so short first delays are honoured.
+    let retryWakeUp: WakeUpSignal
+    private let buffer = Mutex(Buffer())
+    private let trackers = Mutex<[Int64: JobTracker]>([:])
+    private let wakeUp = WakeUpSignal()
+
+    init(
+        store: any HeraldStore, policy: DeliveryPolicy, owner: String, logger: Logger, metrics: PipelineMetrics,
+        retryWakeUp: WakeUpSignal, nowMillis: @escaping @Sendable () -> Int64
+    ) {
+        self.store = store
+        self.retryWakeUp = retryWakeUp
+        self.policy = policy
+        self.owner = owner
+        self.logger = logger
+        self.metrics = metrics
+        self.nowMillis = nowMillis
+        self.retryWindow = AsyncSemaphore(capacity: policy.inFlight)
+    }
+
+    /// Starts writing a job's checkpoints with the outcomes of its deliveries.
+    func track(_ tracker: JobTracker) {
+        trackers.withLock { $0[tracker.job.id] = tracker }
+    }
+
+    /// Commits soon even if nothing else arrives (a job finished reading, say).
+    func wake() {
+        wakeUp.notify()
+    }
+
+    /// Adds outcomes to the next commit: `body` appends their effects to the settlement; `settled`
+    /// lists the job members they settle (empty for retries, which count `retries` slots instead).
+    func submit(job tracker: JobTracker?, settled: [SubscriberID], retries: Int, _ body: (inout Settlement) -> Void) {
+        let count = max(1, settled.count + retries)
+        let now = nowMillis()
+        let wake = buffer.withLock { buffer -> Bool in
+            body(&buffer.settlement)
+            if let tracker {
+                let key = ObjectIdentifier(tracker)
+                var entry = buffer.jobs[key] ?? (tracker, [], 0)
+                entry.ids.append(contentsOf: settled)
+                entry.slots += settled.count
+                buffer.jobs[key] = entry
+            }
+            buffer.retrySlots += retries
+            let first = buffer.count == 0
+            buffer.count += count
+            if first { buffer.since = now }
+            return first || buffer.count >= policy.batchSize
+        }
+        if wake { wakeUp.notify() }
+    }
+
+    public func run() async throws {
+        var lastRenewal = nowMillis()
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let renewEvery = max(1, policy.leaseDuration.milliseconds / 3)
+            await cancelWhenGracefulShutdown { await self.wakeUp.wait(timeout: .milliseconds(renewEvery)) }
+            // Gather for up to the commit interval unless a page's worth is already waiting.
+            let (count, since) = buffer.withLock { ($0.count, $0.since) }
+            if count > 0, count < policy.batchSize, let since {
+                let wait = since + policy.commitInterval.milliseconds - nowMillis()
+                if wait > 0 {
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(wait)) }
+                }
+            }
+            await commit()
+            if nowMillis() - lastRenewal >= renewEvery {
+                lastRenewal = nowMillis()
+                await renewLeases()
+            }
+        }
+        // Runs after the deliveries stopped: what they reported is recorded before the store closes.
+        await commit()
+    }
+
+    /// Writes what was gathered, with the checkpoints of the jobs that changed, retrying a
+    /// failed write until it succeeds (or, on shutdown, a few times): nothing is taken back from
+    /// the trackers, so a write that never happens leaves the deliveries pending, to be sent again.
+    func commit() async {
+        let (gathered, jobs, retrySlots) = buffer.withLock { buffer in
+            defer { buffer = Buffer() }
+            return (buffer.settlement, Array(buffer.jobs.values), buffer.retrySlots)
+        }
+        for job in jobs { job.tracker.settle(job.ids, slots: job.slots) }
+        var settlement = gathered
+        let lease = Lease(owner: owner, expiresAt: nowMillis() + policy.leaseDuration.milliseconds)
+        let active = trackers.withLock { Array($0.values) }
+        settlement.jobs = active.compactMap { $0.checkpoint(lease: lease) }
+        if !settlement.isEmpty {
+            var failures = 0
+            while true {
+                do {
+                    let summary = try await store.settle(settlement, maxFailures: policy.maxFailures, now: nowMillis() / 1000)
+                    report(summary, active: active)
+                    break
+                } catch {
+                    failures += 1
+                    logger.error("recording delivery outcomes failed; will try again", metadata: ["error": "\(error)", "attempt": "\(failures)"])
+                    if Task.isShuttingDownGracefully && failures >= 3 { return }
+                    try? await Task.sleep(for: .seconds(min(failures, 5)))
+                }
+            }
+        }
+        if !settlement.newRetries.isEmpty || !settlement.rescheduledRetries.isEmpty { retryWakeUp.notify() }
+        for tracker in active { tracker.committed() }
+        retryWindow.release(retrySlots)
+        trackers.withLock { trackers in
+            for tracker in active where tracker.isFinished { trackers[tracker.job.id] = nil }
+        }
+    }
+
+    private func report(_ summary: SettlementSummary, active: [JobTracker]) {
+        for (id, reason) in summary.unregistered {
+            logger.info("subscriber unregistered", metadata: ["subscriber": "\(id)", "reason": "\(reason)"])
+            metrics.recordUnregistration(reason: reason)
+        }
+        for jobID in summary.lostJobs {
+            logger.warning("lost the lease on a publish job", metadata: ["job": "\(jobID)"])
+            active.first { $0.job.id == jobID }?.loseLease()
+        }
+    }
+
+    /// Keeps the leases of the work in flight: a delivery may stay unanswered longer than a lease.
+    private func renewLeases() async {
+        let busy = trackers.withLock { !$0.isEmpty } || retryWindow.available < retryWindow.capacity
+        guard busy else { return }
+        do {
+            try await store.renewLeases(owner: owner, expiresAt: nowMillis() + policy.leaseDuration.milliseconds)
+        } catch {
+            logger.error("renewing leases failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

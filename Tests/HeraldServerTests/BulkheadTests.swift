@@ -1,0 +1,161 @@
+import Foundation
+import HeraldSimulators
+import HeraldTestSupport
+import Testing
+
+/// One destination's trouble stays its own: a push service that hangs or refuses, or a webhook
+/// that never answers, delays no other subscriber, and what waited for a service that was down
+/// arrives once when it is back.
+///
+/// The hanging destinations hold their requests for ten minutes, so "served while it hangs" is an
+/// order of events (the healthy outcome is recorded while the hung deliveries are still out), not
+/// a measured time.
+@Suite struct BulkheadTests {
+    static let hangingAPNs = APNsSimulator.Faults(hangRate: 1)
+    /// Hung deliveries are abandoned at once when a test's server stops.
+    static let quickStop = "delivery:\n  shutdown_grace_period: 0.1\n"
+
+    func register(_ herald: TestHerald, proto: String, token: String, to event: String) async throws -> String {
+        let response = try await herald.request(.POST, "/subscribers", form: "proto=\(proto)&token=\(Fixtures.formEncoded(token))")
+        #expect(response.status == 201, "\(response.body)")
+        let id = try #require((try Fixtures.json(response.body) as? [String: Any])?["id"] as? String)
+        #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/\(event)").status == 201)
+        return id
+    }
+
+    func statistics(_ herald: TestHerald, _ event: String) async throws -> [String: Any] {
+        try #require(try Fixtures.json(try await herald.request(.GET, "/event/\(event)").body) as? [String: Any])
+    }
+
+    @Test func webhooksAreServedWhileAPNsHangs() async throws {
+        let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 600"])
+        bed.simulator.setFaults(Self.hangingAPNs)
+        defer { Task { await bed.simulator.stop() } }
+        try await withReceiver { receiver in
+            try await withHerald(yaml: bed.yaml(extra: Self.quickStop)) { herald in
+                for n in 0..<20 { _ = try await register(herald, proto: "apns", token: APNsTestBed.token(n), to: "news") }
+                _ = try await register(herald, proto: "http", token: receiver.url("/hook"), to: "news")
+                #expect(try await herald.request(.POST, "/event/news", form: "msg=hello").status == 204)
+
+                try await receiver.waitFor(count: 1)
+                try await eventually { (try await statistics(herald, "news")["delivered"] as? Int) == 1 }
+                // Until a request is answered the simulator allows one stream per connection, as APNs does.
+                #expect(bed.simulator.requestCount >= 1, "APNs requests were sent")
+                #expect(bed.simulator.acceptedCount == 0, "and none answered: the webhook did not wait for them")
+                #expect(try await herald.application.store.counts().jobs == 1, "the APNs deliveries are still out")
+            }
+        }
+    }
+
+    @Test func apnsIsServedWhileAWebhookHangs() async throws {
+        let bed = try await APNsTestBed.start()
+        defer { Task { await bed.simulator.stop() } }
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let yaml = bed.yaml(extra: Self.quickStop).replacingOccurrences(of: "    kind: http\n", with: "    kind: http\n    timeout: 600\n")
+        try await withHerald(yaml: yaml) { herald in
+            _ = try await register(herald, proto: "http", token: silent.url("/never"), to: "news")
+            for n in 0..<10 { _ = try await register(herald, proto: "apns", token: APNsTestBed.token(n), to: "news") }
+            #expect(try await herald.request(.POST, "/event/news", form: "msg=hello").status == 204)
+
+            try await eventually { bed.simulator.acceptedCount == 10 }
+            try await eventually { (try await statistics(herald, "news")["delivered"] as? Int) == 10 }
+            #expect((try await statistics(herald, "news")["failed"] as? Int) == 0)
+            #expect(try await herald.application.store.counts().jobs == 1, "the webhook delivery is still out")
+        }
+    }
+
+    @Test func anEventWithoutSubscribersOfAHungServiceIsNotQueuedBehindOne() async throws {
+        let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 600"])
+        bed.simulator.setFaults(Self.hangingAPNs)
+        defer { Task { await bed.simulator.stop() } }
+        try await withReceiver { receiver in
+            // More publishes to the hung service than there are fan-out workers (concurrent_jobs: 2).
+            try await withHerald(yaml: bed.yaml(extra: Self.quickStop + "  concurrent_jobs: 2\n")) { herald in
+                for n in 0..<6 {
+                    _ = try await register(herald, proto: "apns", token: APNsTestBed.token(n), to: "apple\(n)")
+                }
+                _ = try await register(herald, proto: "http", token: receiver.url("/hook"), to: "web")
+                for n in 0..<6 { #expect(try await herald.request(.POST, "/event/apple\(n)", form: "msg=x").status == 204) }
+                try await eventually { bed.simulator.requestCount >= 1 }
+                #expect(try await herald.request(.POST, "/event/web", form: "msg=y").status == 204)
+
+                let received = try await receiver.waitFor(count: 1)
+                #expect(received.first?.body.contains(#""event":"web""#) == true)
+                // Its outcome is recorded (and its job removed) while the six APNs publishes are still out.
+                try await eventually { try await herald.application.store.counts().jobs == 6 }
+                #expect(bed.simulator.acceptedCount == 0)
+            }
+        }
+    }
+
+    @Test func fcmHangingDelaysNoWebhook() async throws {
+        let directory = TestHerald.makeTemporaryDirectory()
+        let authority = try SimulatorCertificateAuthority(directory: directory)
+        let account = try FCMTestServiceAccount(projectID: "herald-test")
+        var configuration = FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority)
+        let simulator = FCMSimulator(configuration: configuration)
+        _ = try await simulator.start()
+        simulator.setFaults(FCMSimulator.Faults(hangRate: 1))
+        defer { Task { await simulator.stop() } }
+        try account.write(to: directory + "/service-account.json", tokenURI: simulator.tokenURL!)
+        let yaml = Self.quickStop + """
+            providers:
+              gcm:
+                kind: fcm
+                endpoint: \(simulator.endpointURL!)
+                ca_file: \(authority.caCertificateFile!)
+                service_account_file: \(directory)/service-account.json
+                request_timeout: 600
+              http:
+                kind: http
+            """
+        try await withReceiver { receiver in
+            try await withHerald(yaml: yaml) { herald in
+                for n in 0..<20 { _ = try await register(herald, proto: "gcm", token: String(repeating: "a", count: 40) + ":\(n)", to: "match") }
+                _ = try await register(herald, proto: "http", token: receiver.url("/hook"), to: "match")
+                #expect(try await herald.request(.POST, "/event/match", form: "msg=goal").status == 204)
+                try await receiver.waitFor(count: 1)
+                try await eventually { (try await statistics(herald, "match")["delivered"] as? Int) == 1 }
+                #expect(simulator.acceptedCount == 0)
+                #expect(try await herald.application.store.counts().jobs == 1, "the FCM deliveries are still out")
+            }
+        }
+    }
+
+    @Test func whatWaitedForAServiceThatWasDownArrivesOnceWhenItIsBack() async throws {
+        // Requests queued for a connection that cannot be made fail at their deadline: a short one
+        // lets the breaker see the failures soon.
+        let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 1"])
+        await bed.simulator.stop()  // refused from now on
+        let yaml = bed.yaml(extra: """
+            delivery:
+              retry_delay: 0.01
+              max_retry_delay: 0.05
+              max_attempts: 10
+              breaker_threshold: 3
+              breaker_open_duration: 0.1
+              breaker_max_open_duration: 0.2
+
+            """)
+        try await withHerald(yaml: yaml) { herald in
+            for n in 0..<20 { _ = try await register(herald, proto: "apns", token: APNsTestBed.token(n), to: "news") }
+            #expect(try await herald.request(.POST, "/event/news", form: "msg=back").status == 204)
+            try await eventually { try await herald.request(.GET, "/metrics").body.contains(#"herald_provider_up{provider="apns"} 0"#) }
+            try await eventually { try await herald.application.store.counts().retries == 20 }
+
+            let back = APNsSimulator(configuration: bed.configuration)
+            _ = try await back.start()
+            defer { Task { await back.stop() } }
+            try await eventually {
+                let counts = try await herald.application.store.counts()
+                return counts.jobs == 0 && counts.retries == 0
+            }
+            #expect(back.acceptedCount == 20, "each once")
+            #expect(Set(back.acceptedTokens()).count == 20)
+            #expect((try await statistics(herald, "news")["delivered"] as? Int) == 20)
+            #expect(try await herald.application.store.counts().deadLetters == 0)
+            #expect(try await herald.request(.GET, "/metrics").body.contains(#"herald_provider_up{provider="apns"} 1"#))
+        }
+    }
+}
