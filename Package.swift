@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "HeraldFCM",
             dependencies: [
-                "HeraldCore", "HeraldHTTP2",
+                "HeraldCore", "HeraldHTTP2", "HeraldWebhook",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldHTTP2
+import HeraldWebhook
 import Logging
 import NIOCore
 import NIOSSL
@@ -71,12 +72,10 @@ public struct FCMKind: ProviderKind {
 
         // Last: from here on the client must be shut down, which the provider does.
         let signer = await FCMAssertionSigner(account: account, audience: tokenEndpoint)
-        var clientConfiguration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(10), read: TimeAmount(settings.requestTimeout)))
-        clientConfiguration.httpVersion = .automatic
-        let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        // One token exchange serves every send waiting for a token, and `request_timeout` bounds it: retrying a
+        // connection that failed within that deadline is worth more here than failing fast.
+        let httpClient = OutboundHTTPClient.make(
+            .init(readTimeout: settings.requestTimeout, retriesConnectionEstablishment: true), tls: tls)
         let pool = HTTP2ConnectionPool(configuration: poolConfiguration, logger: environment.logger)
         return FCMProvider(
             name: name, settings: settings, pool: pool, signer: signer, tokenEndpoint: tokenEndpoint,

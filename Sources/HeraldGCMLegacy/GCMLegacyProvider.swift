@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldWebhook
 import Logging
 import NIOCore
 import NIOSSL
@@ -58,14 +59,7 @@ public struct GCMLegacyProvider: PushProvider {
         var logger = logger
         logger[metadataKey: "provider"] = "\(name)"
         self.logger = logger
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: TimeAmount(settings.connectTimeout)))
-        configuration.httpVersion = .automatic
-        // Herald retries failed deliveries itself, persisted and with backoff.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let client = OutboundHTTPClient.make(.init(connectTimeout: settings.connectTimeout), tls: tls)
         self.client = client
         let sender = GCMLegacySender(
             client: client, endpoint: settings.endpoint, apiKey: settings.apiKey, timeout: settings.requestTimeout, logger: logger)

@@ -41,17 +41,8 @@ public struct WebhookProvider: PushProvider {
         self.name = name
         self.settings = settings
         self.logger = logger
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .init(settings.connectTimeout)),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
-        )
-        configuration.httpVersion = .automatic
-        // Herald retries failed deliveries itself, persisted and with backoff; retrying the
-        // connection inside the client would hold a delivery slot until the connect timeout.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.client = OutboundHTTPClient.make(
+            .init(connectTimeout: settings.connectTimeout, maxConnectionsPerHost: settings.maxConnectionsPerHost), tls: tls)
     }
 
     public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import NIOCore
+import HeraldWebhook
 import NIOSSL
 
 /// The HTTP/1.1 client settings the `wns` and `mpns` providers share.
@@ -18,16 +18,8 @@ public struct ProviderHTTPSettings: Sendable {
 
     /// A client with these settings trusting `tls`'s roots; it never follows redirects (pushd-api.md §10).
     func makeClient(tls: TLSConfiguration) -> HTTPClient {
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: TimeAmount(connectTimeout)),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnectionsPerHost)
-        )
         // WNS speaks HTTP/1.1 only (providers.md §0).
-        configuration.httpVersion = .http1Only
-        // Herald retries failed deliveries itself, persisted and with backoff.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        OutboundHTTPClient.make(
+            .init(connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, httpVersion: .http1Only), tls: tls)
     }
 }

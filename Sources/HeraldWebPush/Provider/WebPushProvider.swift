@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldCore
+import HeraldWebhook
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -57,18 +58,8 @@ public struct WebPushProvider: PushProvider {
         self.renderer = WebPushRenderer(defaultTTL: settings.defaultTTL)
         self.vapid = try await VAPIDTokenCache(key: key, subject: settings.subject)
         self.logger = logger
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
-            // An endpoint is input from whoever registered it; following a redirect would let it point anywhere.
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .init(settings.connectTimeout)),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
-        )
-        configuration.httpVersion = .automatic
-        // Herald retries failed deliveries itself, persisted and with backoff; retrying the
-        // connection inside the client would hold a delivery slot until the connect timeout.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.client = OutboundHTTPClient.make(
+            .init(connectTimeout: settings.connectTimeout, maxConnectionsPerHost: settings.maxConnectionsPerHost), tls: tls)
     }
 
     public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
