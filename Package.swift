@@ -146,6 +146,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldHTTP2",
+                "HeraldWebhook",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldHTTP2
+import HeraldWebhook
 import Logging
 import NIOSSL
 
@@ -43,17 +44,8 @@ public struct APNsKind: ProviderKind {
             throw ConfigurationError(key: options.path, "needs either team_id, key_id and key_file (token authentication) or cert_file and cert_key_file (certificate authentication)")
         }
 
-        var tls = TLSConfiguration.makeClientConfiguration()
+        var tls = try options.outboundTLS(environment: environment)
         tls.applicationProtocols = ["h2"]
-        var roots = environment.extraTrustRootFiles
-        if let caFile = try options.string("ca_file") { roots.append(caFile) }
-        do {
-            if !roots.isEmpty {
-                tls.additionalTrustRoots = [.certificates(try roots.flatMap { try NIOSSLCertificate.fromPEMFile($0) })]
-            }
-        } catch {
-            throw ConfigurationError(key: options.keyPath("ca_file"), "cannot read trust roots: \(error)")
-        }
 
         var token: APNsProviderToken?
         if tokenAuth {

@@ -5,7 +5,6 @@ import HeraldHTTP2
 import HeraldWebhook
 import Logging
 import NIOCore
-import NIOSSL
 
 /// The `fcm` provider kind: Firebase Cloud Messaging HTTP v1 with a service account (pushd-api.md §10.2).
 ///
@@ -53,16 +52,7 @@ public struct FCMKind: ProviderKind {
         if let limit = try options.int("max_concurrent", in: 1...1_000_000) { settings.maxConcurrentDeliveries = limit }
         if let timeout = try options.duration("request_timeout", minimum: .milliseconds(1)) { settings.requestTimeout = timeout }
 
-        var tls = TLSConfiguration.makeClientConfiguration()
-        var roots = environment.extraTrustRootFiles
-        if let caFile = try options.string("ca_file") { roots.append(caFile) }
-        do {
-            if !roots.isEmpty {
-                tls.additionalTrustRoots = [.certificates(try roots.flatMap { try NIOSSLCertificate.fromPEMFile($0) })]
-            }
-        } catch {
-            throw ConfigurationError(key: options.keyPath("ca_file"), "cannot read trust roots: \(error)")
-        }
+        let tls = try options.outboundTLS(environment: environment)
 
         var poolConfiguration = HTTP2ClientConfiguration(host: endpoint.host, port: endpoint.port, tls: tls)
         // FCM has been seen to allow 100 streams per connection; more connections carry the rest.
