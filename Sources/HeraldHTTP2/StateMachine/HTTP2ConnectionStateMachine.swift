@@ -74,10 +74,16 @@ struct HTTP2ConnectionStateMachine {
         self.state == .ready
     }
 
-    /// The number of concurrent streams the pool may use: the server's limit, capped locally.
-    var maxConcurrentStreams: Int {
-        min(self.maxConcurrentStreamsCap, Int(self.remoteMaxConcurrentStreams ?? UInt32.max))
-    }
+    /// The number of concurrent streams the pool may use: 0 until the server's first SETTINGS frame has been read,
+    /// then the server's limit, capped locally.
+    ///
+    /// Nothing goes out before that frame, not even the one stream a client could risk. Until it arrives nio-http2
+    /// assumes 100 streams and would let them all out, while the frame may announce fewer: APNs announces 1 until
+    /// the first authenticated request, and a server such as Python h2 ends a connection that exceeds it with
+    /// GOAWAY PROTOCOL_ERROR. (Once the limit is known, nio-http2 also holds back streams over it.) Waiting costs
+    /// little: servers send the frame as soon as the connection is up, so over TLS it comes with the end of the
+    /// handshake. Stored rather than computed: every stream opening reads it.
+    private(set) var maxConcurrentStreams = 0
 
     /// Whether the server declared, by GOAWAY, that it did not process `streamID`.
     func wasNotProcessed(_ streamID: HTTP2StreamID) -> Bool {
@@ -107,13 +113,20 @@ struct HTTP2ConnectionStateMachine {
             // APNs announces its initial limit of 1 here.
             self.state = .ready
             self.hasBeenReady = true
+            self.maxConcurrentStreams = self.cappedRemoteLimit
             return .ready(maxConcurrentStreams: self.maxConcurrentStreams)
         case .ready, .draining:
-            let after = self.maxConcurrentStreams
-            return after == before ? .none : .maxConcurrentStreamsChanged(after)
+            // Followed down as well as up: the handler opens no stream while those in flight reach the limit.
+            self.maxConcurrentStreams = self.cappedRemoteLimit
+            return self.maxConcurrentStreams == before ? .none : .maxConcurrentStreamsChanged(self.maxConcurrentStreams)
         case .closing, .closed:
             return .none
         }
+    }
+
+    /// The server's limit (unlimited when it never sent one), capped locally.
+    private var cappedRemoteLimit: Int {
+        min(self.maxConcurrentStreamsCap, Int(self.remoteMaxConcurrentStreams ?? UInt32.max))
     }
 
     /// A GOAWAY frame arrived.

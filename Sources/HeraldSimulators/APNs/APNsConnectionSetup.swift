@@ -27,6 +27,7 @@ struct APNsConnectionSetup: Sendable {
         try channel.pipeline.syncOperations.addHandler(
             MaxConcurrentStreamsAdvertiser(
                 advertisedValue: { connection.advertisedMaxConcurrentStreams },
+                acknowledged: { connection.maxConcurrentStreamsAcknowledged($0) },
                 goAwayWritten: { connection.goAwayWritten($0) }
             )
         )

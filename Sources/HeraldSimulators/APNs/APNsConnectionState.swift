@@ -21,11 +21,18 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
 
     /// The value ``MaxConcurrentStreamsAdvertiser`` writes into outgoing `SETTINGS` frames.
     private(set) var advertisedMaxConcurrentStreams: Int
+    /// The limit new streams are held to: the one of the last `SETTINGS` frame the client acknowledged, and the
+    /// initial one before any acknowledgement (APNs, like Python h2 with initial settings, holds a client to 1 from
+    /// the start). A raise thus counts only once the client has acknowledged it, as nghttp2 and h2 have it.
+    private(set) var enforcedMaxConcurrentStreams: Int
     /// The provider key bound at the first accepted token (§1.5).
     var boundKeyID: String?
     private var raisedLimit = false
     /// Set at the first stream over the limit, so a client that opens several is reported and answered once.
     private var violated = false
+    /// Set at the first `GOAWAY` nio-http2 sent on its own, so that the connection counts once in
+    /// ``APNsSimulator/Statistics/protocolErrors``.
+    private var countedProtocolError = false
 
     init(
         channel: any Channel,
@@ -41,6 +48,7 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
         self.advertisedMaxConcurrentStreams =
             certificateTopic == nil
             ? configuration.initialMaxConcurrentStreams : configuration.authenticatedMaxConcurrentStreams
+        self.enforcedMaxConcurrentStreams = self.advertisedMaxConcurrentStreams
         self.raisedLimit = certificateTopic != nil
         super.init(
             channel: channel,
@@ -56,12 +64,12 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
         if self.isEnding || self.violated {
             return false
         }
-        guard self.openStreamCount < self.advertisedMaxConcurrentStreams else {
+        guard self.openStreamCount < self.enforcedMaxConcurrentStreams else {
             self.violated = true
             let lastStreamID = self.lastProcessedStreamID
             self.logger.debug(
                 "Client exceeded SETTINGS_MAX_CONCURRENT_STREAMS",
-                metadata: ["limit": "\(self.advertisedMaxConcurrentStreams)", "stream": "\(streamID)"]
+                metadata: ["limit": "\(self.enforcedMaxConcurrentStreams)", "stream": "\(streamID)"]
             )
             self.store.updateStatistics { $0.maxConcurrentStreamsViolations += 1 }
             // Writing to the connection from inside nio-http2's frame processing would re-enter it; defer.
@@ -78,7 +86,8 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
         return super.streamOpened(streamID)
     }
 
-    /// Called for every request whose provider token was valid: the first one raises the stream limit (§1.5).
+    /// Called for every request whose provider token was valid: the first one raises the stream limit (§1.5), which
+    /// is enforced once the client acknowledges the `SETTINGS` frame announcing it.
     func providerTokenAccepted() {
         guard !self.raisedLimit else { return }
         self.raisedLimit = true
@@ -91,10 +100,19 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
         self.store.updateStatistics { $0.maxConcurrentStreamsRaises += 1 }
     }
 
+    /// Called when the client acknowledged a `SETTINGS` frame that advertised `limit`: from now on it applies.
+    func maxConcurrentStreamsAcknowledged(_ limit: Int) {
+        self.enforcedMaxConcurrentStreams = limit
+    }
+
     /// Called when a `GOAWAY` frame is written: one the simulator did not send itself came from nio-http2 for a
     /// protocol error, after which APNs drops the connection, so close it once the frame is out.
     func goAwayWritten(_ written: EventLoopFuture<Void>) {
         guard !self.hasSentGoAway else { return }
+        if !self.countedProtocolError {
+            self.countedProtocolError = true
+            self.store.updateStatistics { $0.protocolErrors += 1 }
+        }
         written.assumeIsolated().whenComplete { _ in self.close() }
     }
 }

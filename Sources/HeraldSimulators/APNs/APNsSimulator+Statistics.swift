@@ -15,6 +15,9 @@ extension APNsSimulator {
         public var maxConcurrentStreamsRaises: Int = 0
         /// Connections ended with `GOAWAY PROTOCOL_ERROR` for opening more streams than advertised.
         public var maxConcurrentStreamsViolations: Int = 0
+        /// Connections nio-http2 ended with a `GOAWAY` of its own for another HTTP/2 protocol error of the client (a
+        /// malformed frame, a stream-state violation, …); those `GOAWAY`s are not in ``goAwaysSent``.
+        public var protocolErrors: Int = 0
         /// `GOAWAY` frames sent, for any reason.
         public var goAwaysSent: Int = 0
     }

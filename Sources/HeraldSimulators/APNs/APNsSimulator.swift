@@ -5,8 +5,9 @@ import NIOSSL
 ///
 /// It validates requests in the order of §1.9, authenticates with ES256 provider tokens or TLS client certificates,
 /// advertises and enforces `SETTINGS_MAX_CONCURRENT_STREAMS` as APNs does (1 until the first valid token, then
-/// ``Configuration/authenticatedMaxConcurrentStreams``), keeps device state (unregistered and bad tokens), injects
-/// faults from a seeded generator, and records what it accepted.
+/// ``Configuration/authenticatedMaxConcurrentStreams``, counted from the client's acknowledgement of the raise; a
+/// stream over the limit ends the connection with `GOAWAY PROTOCOL_ERROR`), keeps device state (unregistered and bad
+/// tokens), injects faults from a seeded generator, and records what it accepted.
 ///
 /// ```swift
 /// let simulator = APNsSimulator(configuration: .init(

@@ -24,6 +24,43 @@ struct HTTP2ConnectionStateMachineTests {
         #expect(machine.maxConcurrentStreams == 1)
     }
 
+    @Test("before the server's first SETTINGS no stream may open, whatever the local cap; then exactly its limit, followed down and up")
+    func noStreamBeforeSettings() {
+        var machine = HTTP2ConnectionStateMachine(maxConcurrentStreamsCap: 1000)
+        #expect(!machine.canOpenStreams)
+        #expect(machine.maxConcurrentStreams == 0)
+        let mustClose = machine.tlsHandshakeCompleted(negotiatedProtocol: "h2")
+        #expect(!mustClose)
+        machine.receivedData()
+        #expect(!machine.canOpenStreams)
+        #expect(machine.maxConcurrentStreams == 0)
+
+        let first = machine.receivedSettings(maxConcurrentStreams: 1)
+        #expect(first == .ready(maxConcurrentStreams: 1))
+        #expect(machine.canOpenStreams)
+        #expect(machine.maxConcurrentStreams == 1)
+        let raised = machine.receivedSettings(maxConcurrentStreams: 50)
+        #expect(raised == .maxConcurrentStreamsChanged(50))
+        #expect(machine.maxConcurrentStreams == 50)
+        let lowered = machine.receivedSettings(maxConcurrentStreams: 10)
+        #expect(lowered == .maxConcurrentStreamsChanged(10))
+        #expect(machine.maxConcurrentStreams == 10)
+        // A SETTINGS frame without the parameter leaves the limit where it was.
+        let unchanged = machine.receivedSettings(maxConcurrentStreams: nil)
+        #expect(unchanged == .none)
+        #expect(machine.maxConcurrentStreams == 10)
+    }
+
+    @Test("a first SETTINGS frame with a limit of 0 makes the connection ready with no stream")
+    func firstSettingsZero() {
+        var machine = HTTP2ConnectionStateMachine(maxConcurrentStreamsCap: 1000)
+        let first = machine.receivedSettings(maxConcurrentStreams: 0)
+        #expect(first == .ready(maxConcurrentStreams: 0))
+        #expect(machine.maxConcurrentStreams == 0)
+        let raised = machine.receivedSettings(maxConcurrentStreams: 5)
+        #expect(raised == .maxConcurrentStreamsChanged(5))
+    }
+
     @Test("no limit from the server means the local cap; a huge limit is capped too")
     func unlimited() {
         var machine = HTTP2ConnectionStateMachine(maxConcurrentStreamsCap: 500)

@@ -49,6 +49,23 @@ extension Machine.ExecuteAction {
     }
 }
 
+/// SplitMix64: a reproducible generator, so a failing seed fails again.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        self.state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
 /// Brings up one ready connection with `maxStreams`, returning its ID.
 private func readyConnection(_ machine: inout Machine, maxStreams: Int, waiterID: Int = 10_000) throws -> HTTP2ConnectionID {
     let connect = machine.execute(Waiter(id: waiterID), deadline: later).connect
@@ -184,6 +201,116 @@ struct HTTP2PoolStateMachineTests {
         #expect(dispatched == 350)
         #expect(machine.statistics.queuedRequests == 0)
         #expect(machine.statistics.openConnections == 5)
+    }
+
+    @Test("a burst on a new connection: nothing before its first SETTINGS, one stream at a limit of 1, then what each new limit allows")
+    func burstKeepsToTheLimitFromTheFirstSettings() throws {
+        var machine = makeMachine(maxConnections: 1, maxStreamsPerConnection: 1000, maxQueued: 1000)
+        let first = machine.execute(Waiter(id: 0), deadline: later)
+        let id = try #require(first.connect)
+        for waiter in 1..<50 {
+            let action = machine.execute(Waiter(id: waiter), deadline: later)
+            guard case .enqueued(nil, _) = action else {
+                Issue.record("expected a plain enqueue while connecting, got \(action)")
+                return
+            }
+        }
+        #expect(machine.statistics.streamsInFlight == 0)
+
+        // APNs before authentication: one stream, and the next request only once it ends.
+        let ready = machine.connectionReady(id, maxConcurrentStreams: 1)
+        #expect(ready.dispatch.map(\.waiter.id) == [0])
+        let next = machine.streamFinished(on: id, retry: nil, connectionUsable: true)
+        #expect(next.dispatch.map(\.waiter.id) == [1])
+        #expect(machine.statistics.streamsInFlight == 1)
+        #expect(machine.statistics.queuedRequests == 48)
+
+        // Raised to 10: nine more at once.
+        let raised = machine.maxConcurrentStreamsChanged(id, to: 10)
+        #expect(raised.dispatch.map(\.waiter.id) == Array(2...10))
+        #expect(machine.statistics.streamsInFlight == 10)
+
+        // Lowered to 3 with 10 in flight: the queue waits until fewer than 3 are in flight.
+        let lowered = machine.maxConcurrentStreamsChanged(id, to: 3)
+        #expect(lowered.dispatch.isEmpty)
+        for _ in 0..<7 {
+            let finished = machine.streamFinished(on: id, retry: nil, connectionUsable: true)
+            #expect(finished.dispatch.isEmpty)
+        }
+        let freed = machine.streamFinished(on: id, retry: nil, connectionUsable: true)
+        #expect(freed.dispatch.map(\.waiter.id) == [11])
+        #expect(machine.statistics.streamsInFlight == 3)
+        #expect(machine.statistics.queuedRequests == 38)
+    }
+
+    @Test("whatever the order of events, no connection gets a stream before its first SETTINGS or beyond its current limit", arguments: [1, 2, 3, 4])
+    func neverAboveTheLimit(seed: UInt64) throws {
+        struct Model {
+            /// `nil` until the connection's first SETTINGS.
+            var limit: Int?
+            var inFlight = 0
+        }
+        var generator = SeededGenerator(seed: seed)
+        var machine = makeMachine(maxConnections: 3, maxStreamsPerConnection: 6, maxQueued: 10_000)
+        var model: [HTTP2ConnectionID: Model] = [:]
+        var nextWaiter = 0
+        var dispatched = 0
+
+        func record(_ connection: HTTP2ConnectionID) {
+            guard let limit = model[connection]?.limit else {
+                Issue.record("stream dispatched to \(connection) before its first SETTINGS")
+                return
+            }
+            #expect(model[connection]!.inFlight < limit, "stream dispatched to \(connection) beyond its limit of \(limit)")
+            model[connection]!.inFlight += 1
+            dispatched += 1
+        }
+        func apply(_ actions: Machine.Actions) {
+            for connection in actions.connect {
+                model[connection] = Model()
+            }
+            for (_, connection) in actions.dispatch {
+                record(connection)
+            }
+            #expect(actions.close.isEmpty)
+        }
+
+        for _ in 0..<3_000 {
+            let connecting = model.filter { $0.value.limit == nil }.map(\.key).sorted { $0.rawValue < $1.rawValue }
+            let ready = model.filter { $0.value.limit != nil }.map(\.key).sorted { $0.rawValue < $1.rawValue }
+            let busy = model.filter { $0.value.inFlight > 0 }.map(\.key).sorted { $0.rawValue < $1.rawValue }
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<4:
+                switch machine.execute(Waiter(id: nextWaiter), deadline: later) {
+                case .dispatch(let connection):
+                    record(connection)
+                case .enqueued(let connect, _):
+                    if let connect { model[connect] = Model() }
+                case .reject(let error):
+                    Issue.record("unexpected rejection \(error)")
+                }
+                nextWaiter += 1
+            case 4 where !connecting.isEmpty:
+                let connection = connecting.randomElement(using: &generator)!
+                let limit = Int.random(in: 0...4, using: &generator)
+                model[connection]!.limit = limit
+                apply(machine.connectionReady(connection, maxConcurrentStreams: limit))
+            case 5 where !ready.isEmpty:
+                let connection = ready.randomElement(using: &generator)!
+                let limit = Int.random(in: 0...8, using: &generator)
+                // The pool applies the local cap of 6 on top of the server's limit.
+                model[connection]!.limit = min(limit, 6)
+                apply(machine.maxConcurrentStreamsChanged(connection, to: limit))
+            case 6..<10 where !busy.isEmpty:
+                let connection = busy.randomElement(using: &generator)!
+                model[connection]!.inFlight -= 1
+                apply(machine.streamFinished(on: connection, retry: nil, connectionUsable: true))
+            default:
+                break
+            }
+        }
+        // The walk did exercise the pool, not just queue everything.
+        #expect(dispatched > 100)
     }
 
     @Test("warming up opens one connection when the pool has none, and nothing otherwise")

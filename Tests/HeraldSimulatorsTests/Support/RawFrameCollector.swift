@@ -1,14 +1,18 @@
 import NIOCore
 
-/// Hands frames to the test and acknowledges the server's SETTINGS like any client.
+/// Hands frames to the test and acknowledges the server's SETTINGS like any client, or only the first few, so that
+/// a test can send frames before the acknowledgement of a later SETTINGS frame.
 final class RawFrameCollector: ChannelInboundHandler {
     typealias InboundIn = RawFrame
     typealias OutboundOut = ByteBuffer
 
     private let continuation: AsyncStream<RawFrame>.Continuation
+    /// How many more SETTINGS frames of the server to acknowledge on receipt.
+    private var settingsToAcknowledge: Int
 
-    init(continuation: AsyncStream<RawFrame>.Continuation) {
+    init(continuation: AsyncStream<RawFrame>.Continuation, acknowledgingSettings settingsToAcknowledge: Int = .max) {
         self.continuation = continuation
+        self.settingsToAcknowledge = settingsToAcknowledge
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -22,7 +26,8 @@ final class RawFrameCollector: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = self.unwrapInboundIn(data)
-        if frame.type == RawFrame.settings, !frame.isSettingsAck {
+        if frame.type == RawFrame.settings, !frame.isSettingsAck, self.settingsToAcknowledge > 0 {
+            self.settingsToAcknowledge -= 1
             context.writeAndFlush(
                 self.wrapOutboundOut(RawHTTP2Connection.frame(type: RawFrame.settings, flags: 0x1, streamID: 0)),
                 promise: nil

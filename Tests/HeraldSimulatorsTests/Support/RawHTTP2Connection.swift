@@ -19,11 +19,13 @@ final class RawHTTP2Connection {
     }
 
     /// Connects over TLS with ALPN `h2` (presenting `clientCertificate` when given), or in cleartext when
-    /// `authority` is `nil`; the preface goes out at once.
+    /// `authority` is `nil`; the preface goes out at once. Only the first `acknowledgingSettings` SETTINGS frames of
+    /// the server are acknowledged on receipt; ``settingsAckFrame()`` acknowledges the others.
     static func connect(
         port: Int,
         authority: SimulatorCertificateAuthority?,
-        clientCertificate: SimulatorCertificateAuthority.ClientCertificate? = nil
+        clientCertificate: SimulatorCertificateAuthority.ClientCertificate? = nil,
+        acknowledgingSettings: Int = .max
     ) async throws -> RawHTTP2Connection {
         let sslContext = try authority.map {
             try NIOSSLContext(configuration: $0.clientTLSConfiguration(clientCertificate: clientCertificate))
@@ -37,7 +39,8 @@ final class RawHTTP2Connection {
                         try sync.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: "localhost"))
                     }
                     try sync.addHandler(ByteToMessageHandler(RawFrameDecoder()))
-                    try sync.addHandler(RawFrameCollector(continuation: continuation))
+                    try sync.addHandler(
+                        RawFrameCollector(continuation: continuation, acknowledgingSettings: acknowledgingSettings))
                 }
             }
             .connect(host: "127.0.0.1", port: port)
@@ -62,6 +65,12 @@ final class RawHTTP2Connection {
 
     /// Sends a request's HEADERS on `streamID` (END_STREAM when `endStream`).
     func sendHeaders(streamID: UInt32, path: String, headers: [(String, String)], endStream: Bool) async throws {
+        try await self.send([self.headersFrame(streamID: streamID, path: path, headers: headers, endStream: endStream)])
+    }
+
+    /// A request's HEADERS frame on `streamID`, HPACK-encoded with this connection's encoder: send the frames made
+    /// with it in the order they were made.
+    func headersFrame(streamID: UInt32, path: String, headers: [(String, String)], endStream: Bool) throws -> ByteBuffer {
         var block = HPACKHeaders([
             (":method", "POST"), (":scheme", "https"), (":path", path), (":authority", "127.0.0.1:\(self.port)"),
         ])
@@ -70,8 +79,21 @@ final class RawHTTP2Connection {
         try self.encoder.encode(headers: block, to: &payload)
         // END_HEADERS, plus END_STREAM when asked.
         let flags: UInt8 = endStream ? 0x5 : 0x4
-        try await self.channel.writeAndFlush(
-            Self.frame(type: RawFrame.headers, flags: flags, streamID: streamID, payload: payload))
+        return Self.frame(type: RawFrame.headers, flags: flags, streamID: streamID, payload: payload)
+    }
+
+    /// An empty SETTINGS frame with the ACK flag.
+    static func settingsAckFrame() -> ByteBuffer {
+        Self.frame(type: RawFrame.settings, flags: 0x1, streamID: 0)
+    }
+
+    /// Sends `frames` in one write, so that the server reads them together, in this order.
+    func send(_ frames: [ByteBuffer]) async throws {
+        var buffer = ByteBuffer()
+        for var frame in frames {
+            buffer.writeBuffer(&frame)
+        }
+        try await self.channel.writeAndFlush(buffer)
     }
 
     /// Sends a DATA frame on `streamID`.
