@@ -107,11 +107,3 @@ public struct WebhookProvider: PushProvider {
         }
     }
 }
-
-extension TimeAmount {
-    /// The same span as a NIO time amount.
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}

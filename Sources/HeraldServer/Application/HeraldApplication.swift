@@ -130,10 +130,10 @@ public struct HeraldApplication: Sendable {
             server: .http1(configuration: .init(
                 additionalChannelHandlers: [
                     RequestReadTimeoutHandler(
-                        headerTimeout: server.headerTimeout.timeAmount,
-                        bodyTimeout: server.bodyTimeout.timeAmount, logger: httpLogger)
+                        headerTimeout: TimeAmount(server.headerTimeout),
+                        bodyTimeout: TimeAmount(server.bodyTimeout), logger: httpLogger)
                 ],
-                idleTimeout: server.idleTimeout.timeAmount)),
+                idleTimeout: TimeAmount(server.idleTimeout))),
             configuration: .init(address: .hostname(server.http.host, port: server.http.port), serverName: nil),
             onServerRunning: { channel in onHTTP(channel.localAddress?.port ?? server.http.port) },
             logger: logger

@@ -1,9 +1,0 @@
-import NIOCore
-
-extension TimeAmount {
-    /// The same span as a NIO time amount (AsyncHTTPClient's timeouts are `TimeAmount`s).
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
