@@ -39,9 +39,7 @@ import Testing
 
                 try await receiver.waitFor(count: 1)
                 try await eventually { (try await statistics(herald, "news")["delivered"] as? Int) == 1 }
-                // Until a request is answered the simulator allows one stream per connection, as APNs does.
-                #expect(bed.simulator.requestCount >= 1, "APNs requests were sent")
-                #expect(bed.simulator.acceptedCount == 0, "and none answered: the webhook did not wait for them")
+                #expect(bed.simulator.acceptedCount == 0, "no APNs request was answered: the webhook did not wait for them")
                 #expect(try await herald.application.store.counts().jobs == 1, "the APNs deliveries are still out")
             }
         }
@@ -77,7 +75,6 @@ import Testing
                 }
                 _ = try await register(herald, proto: "http", token: receiver.url("/hook"), to: "web")
                 for n in 0..<6 { #expect(try await herald.request(.POST, "/event/apple\(n)", form: "msg=x").status == 204) }
-                try await eventually { bed.simulator.requestCount >= 1 }
                 #expect(try await herald.request(.POST, "/event/web", form: "msg=y").status == 204)
 
                 let received = try await receiver.waitFor(count: 1)
@@ -124,9 +121,8 @@ import Testing
     }
 
     @Test func whatWaitedForAServiceThatWasDownArrivesOnceWhenItIsBack() async throws {
-        // Requests queued for a connection that cannot be made fail at their deadline: a short one
-        // lets the breaker see the failures soon.
-        let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 1"])
+        // A long deadline: the pool fails its waiting requests itself after a few refused attempts.
+        let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 600"])
         await bed.simulator.stop()  // refused from now on
         let yaml = bed.yaml(extra: """
             delivery:

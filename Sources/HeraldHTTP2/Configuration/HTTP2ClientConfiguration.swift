@@ -48,6 +48,14 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// The delays between attempts after connections fail to open.
     public var reconnectBackoff: HTTP2ReconnectBackoff = HTTP2ReconnectBackoff()
 
+    /// Consecutive failed connection attempts, with no connection working, after which requests
+    /// stop waiting: the queued ones fail with `connectFailed`, and so does every new one until the
+    /// next attempt is due. 0 keeps requests waiting until their deadlines. Default 3.
+    ///
+    /// A service that refuses connections is then reported within a few backoff periods rather
+    /// than at every request's deadline, so callers (Herald's circuit breakers) learn of it soon.
+    public var failWaitersAfterConnectFailures: Int = 3
+
     /// The most requests that may wait for a free stream; beyond it ``HTTP2ConnectionPool/execute(_:deadline:)``
     /// fails at once with a `tooManyQueued` error (back-pressure).
     public var maxQueuedRequests: Int = 100_000

@@ -51,7 +51,8 @@ public final class HTTP2ConnectionPool: Sendable {
                 maxConnections: max(1, configuration.maxConnections),
                 maxConcurrentStreamsPerConnection: max(1, configuration.maxConcurrentStreamsPerConnection),
                 maxQueuedRequests: max(0, configuration.maxQueuedRequests),
-                backoff: configuration.reconnectBackoff
+                backoff: configuration.reconnectBackoff,
+                failWaitersAfterConnectFailures: max(0, configuration.failWaitersAfterConnectFailures)
             )
         )
         self.state = NIOLockedValueBox(State(machine: machine))

@@ -16,6 +16,9 @@ struct HTTP2PoolStateMachine<Waiter: Identifiable> {
         var maxConcurrentStreamsPerConnection: Int
         var maxQueuedRequests: Int
         var backoff: HTTP2ReconnectBackoff
+        /// Consecutive connect failures, with no connection ready, after which requests stop
+        /// waiting (0: never).
+        var failWaitersAfterConnectFailures = 0
         /// The shortest spacing between queue sweeps, so that many distinct deadlines cannot turn
         /// the queue timer into a busy loop.
         var queueSweepInterval: TimeAmount = .milliseconds(10)
@@ -114,6 +117,14 @@ extension HTTP2PoolStateMachine {
         guard self.queue.count < self.configuration.maxQueuedRequests else {
             return .reject(.tooManyQueued(limit: self.configuration.maxQueuedRequests))
         }
+        // While the server is refusing and the next attempt is not due yet, waiting would only
+        // hold the request until its deadline. Once the backoff has elapsed, the next request
+        // waits and opens the next attempt.
+        if self.serverUnreachable, self.connections.contains(where: { $0.state == .backingOff }),
+            !self.connections.contains(where: { $0.state == .connecting }), let failure = self.lastConnectFailure
+        {
+            return .reject(.connectFailed(failure))
+        }
         self.queue.append(QueueEntry(waiter: waiter, deadline: deadline))
         return .enqueued(connect: self.openConnectionIfNeeded(), armQueueTimer: self.armQueueTimer(for: deadline))
     }
@@ -208,6 +219,12 @@ extension HTTP2PoolStateMachine {
         return self.queue.remove(at: index).waiter
     }
 
+    /// Whether enough attempts in a row failed, with no connection ready, that requests stop waiting.
+    private var serverUnreachable: Bool {
+        let threshold = self.configuration.failWaitersAfterConnectFailures
+        return threshold > 0 && self.consecutiveConnectFailures >= threshold && !self.connections.contains(where: { $0.state == .ready })
+    }
+
     /// The error for a waiter whose deadline passed in the queue: a connect failure explains it
     /// better than the deadline when no connection is usable.
     private var queuedDeadlineError: HTTP2ClientError {
@@ -276,6 +293,11 @@ extension HTTP2PoolStateMachine {
             self.consecutiveConnectFailures += 1
             self.lastConnectFailure = reason
             self.connections[index].state = .backingOff
+            if self.serverUnreachable, !self.connections.contains(where: { $0.state == .connecting }) {
+                while let entry = self.queue.popFirst() {
+                    actions.fail.append((entry.waiter, .connectFailed(reason)))
+                }
+            }
             actions.scheduleReconnect = (
                 connectionID,
                 self.configuration.backoff.delay(afterFailures: self.consecutiveConnectFailures)

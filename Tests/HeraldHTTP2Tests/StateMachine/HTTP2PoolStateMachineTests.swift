@@ -12,14 +12,16 @@ private typealias Machine = HTTP2PoolStateMachine<Waiter>
 private func makeMachine(
     maxConnections: Int = 4,
     maxStreamsPerConnection: Int = 1000,
-    maxQueued: Int = 100
+    maxQueued: Int = 100,
+    failWaitersAfterConnectFailures: Int = 0
 ) -> Machine {
     Machine(
         configuration: .init(
             maxConnections: maxConnections,
             maxConcurrentStreamsPerConnection: maxStreamsPerConnection,
             maxQueuedRequests: maxQueued,
-            backoff: HTTP2ReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(30), multiplier: 2, jitter: 0)
+            backoff: HTTP2ReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(30), multiplier: 2, jitter: 0),
+            failWaitersAfterConnectFailures: failWaitersAfterConnectFailures
         )
     )
 }
@@ -586,6 +588,41 @@ struct HTTP2PoolStateMachineTests {
         #expect(error.reason.contains("connection refused"))
         #expect(error.isRetryable)
         #expect(fired.armQueueTimer == later)
+        #expect(machine.statistics.queuedRequests == 1)
+    }
+
+    @Test("after enough failed attempts requests stop waiting until the next attempt is due")
+    func unreachableServerFailsWaitersFast() throws {
+        var machine = makeMachine(maxConnections: 1, failWaitersAfterConnectFailures: 2)
+        let first = try #require(machine.execute(Waiter(id: 1), deadline: later).connect)
+        let once = machine.connectionClosed(first, wasReady: false, reason: "connection refused")
+        #expect(once.fail.isEmpty, "one failure: the request keeps waiting")
+        let second = try #require(machine.backoffElapsed(first).connect.first)
+        let twice = machine.connectionClosed(second, wasReady: false, reason: "connection refused")
+        #expect(twice.fail.map(\.waiter.id) == [1])
+        #expect(twice.fail.first?.error.kind == .connectFailed)
+        #expect(machine.statistics.queuedRequests == 0)
+
+        guard case .reject(let error) = machine.execute(Waiter(id: 2), deadline: later) else {
+            Issue.record("a request during the backoff should fail at once")
+            return
+        }
+        #expect(error.kind == .connectFailed)
+        #expect(machine.backoffElapsed(second).connect.isEmpty, "nobody waits: no attempt")
+        let third = machine.execute(Waiter(id: 3), deadline: later)
+        #expect(third.connect != nil, "once the backoff is over the next request waits and opens the next attempt")
+        #expect(third.isEnqueued)
+    }
+
+    @Test("a ready connection keeps requests waiting whatever the failed attempts")
+    func readyConnectionKeepsWaiters() throws {
+        var machine = makeMachine(maxConnections: 2, failWaitersAfterConnectFailures: 1)
+        _ = try readyConnection(&machine, maxStreams: 1)
+        let step = machine.execute(Waiter(id: 1), deadline: later)
+        #expect(step.isEnqueued)
+        let opened = try #require(step.connect)
+        let closed = machine.connectionClosed(opened, wasReady: false, reason: "connection refused")
+        #expect(closed.fail.isEmpty)
         #expect(machine.statistics.queuedRequests == 1)
     }
 
