@@ -19,9 +19,9 @@ extension DeliveryEngine {
     func settle(_ attempt: DeliveryAttempt, _ result: AttemptResult, context: SettlementContext) {
         let now = nowMillis()
         let deadline = context.notification.deadline(publishedAt: context.publishedAt)
-        settler.submit(
-            job: context.job, settled: context.job == nil ? [] : [attempt.subscriber.id], retries: attempt.retryID == nil ? 0 : 1
-        ) { settlement in
+        // One id, without an array per outcome: this runs for every answer of a fan-out.
+        let settled = CollectionOfOne(attempt.subscriber.id).prefix(context.job == nil ? 0 : 1)
+        settler.submit(job: context.job, settled: settled, retries: attempt.retryID == nil ? 0 : 1) { settlement in
             addEffects(of: result, for: attempt, context: context, deadline: deadline, nowMillis: now, to: &settlement)
         }
     }

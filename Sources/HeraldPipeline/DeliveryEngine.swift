@@ -104,9 +104,14 @@ public struct DeliveryEngine: Sendable {
         do {
             found = try await store.subscribers(entries.map(\.subscriberID))
         } catch {
-            // The claims lapse and the retries are taken again.
+            // Put back as they were, claims released, so that they are taken again.
             logger.error("reading the subscribers of retries failed", metadata: ["error": "\(error)"])
-            settler.submit(job: nil, settled: [], retries: entries.count) { _ in }
+            let dueAt = nowMillis() + policy.retryDelay.milliseconds
+            settler.submit(job: nil, settled: [], retries: entries.count) { settlement in
+                settlement.rescheduledRetries += entries.map {
+                    RetryReschedule(id: $0.id, attempts: $0.attempts, dueAt: dueAt, lastReason: $0.lastReason)
+                }
+            }
             return
         }
         var subscribers: [SubscriberID: Subscriber] = [:]

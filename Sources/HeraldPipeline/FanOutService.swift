@@ -7,9 +7,9 @@ import Synchronization
 /// Claims publish jobs and hands each job's audience over to the providers, page by page.
 ///
 /// A job's audience is read in keyset pages of `batchSize`. A page is read once the job's
-/// window (`inFlight` deliveries handed over and not yet recorded) has room for it; each
-/// delivery gives its slot back once its outcome is committed, so a slow delivery keeps only its
-/// own slot and the window moves on past it. The settler checkpoints the job with its outcomes:
+/// window (`inFlight` deliveries handed over and not yet answered) has room for it; each
+/// delivery gives its slot back when its answer arrives, so a slow delivery keeps only its own
+/// slot and the window moves on past it. The settler checkpoints the job with its outcomes:
 /// the last member handed over and those still unanswered. After a crash the job is claimed again
 /// once its lease expires, sends the unanswered again and continues after the cursor, so every
 /// subscriber is served at least once and at most the window is sent twice.
@@ -85,10 +85,10 @@ public struct FanOutService: Service, CustomStringConvertible {
             let ids = Array(resend.prefix(pageSize))
             resend = resend.dropFirst(ids.count)
             try await tracker.window.acquire(ids.count)
-            let members = try await store.members(of: job, among: ids)
+            let members = try await persistently { try await store.members(of: job, among: ids) }
             let found = Set(members.map(\.subscriber.id))
+            // Settled with nothing to record; their slots come back like any settled delivery's.
             let gone = ids.filter { !found.contains($0) }
-            tracker.window.release(gone.count)
             if !gone.isEmpty { engine.settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
             if !members.isEmpty { engine.tasks.submit { await deliver(members) } }
         }
@@ -96,8 +96,9 @@ public struct FanOutService: Service, CustomStringConvertible {
         var cursor = job.cursor
         var first = true
         while !tracker.leaseLost {
+            await engine.settler.waitForRoom(below: 2 * policy.inFlight)
             try await tracker.window.acquire(pageSize)
-            let page = try await store.audience(of: job, after: cursor, limit: pageSize)
+            let page = try await persistently { [cursor] in try await store.audience(of: job, after: cursor, limit: pageSize) }
             tracker.window.release(pageSize - page.count)
             guard let last = page.last?.subscriber.id else { break }
             tracker.handOver(page.lazy.map(\.subscriber.id), through: last)
@@ -111,5 +112,24 @@ public struct FanOutService: Service, CustomStringConvertible {
         tracker.finishReading()
         engine.settler.wake()
         logger.debug("publish handed over", metadata: ["job": "\(job.id)", "event": "\(job.notification.event)"])
+    }
+
+    /// Runs a read until it succeeds: the job's deliveries in flight keep its lease alive, so a
+    /// worker that gave up on it would leave it unfinished until the next start.
+    ///
+    /// - Throws: only `CancellationError`.
+    private func persistently<T>(_ read: () async throws -> T) async throws -> T {
+        var failures = 0
+        while true {
+            do {
+                return try await read()
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                failures += 1
+                logger.error("reading a publish's audience failed; will try again", metadata: ["error": "\(error)", "attempt": "\(failures)"])
+                try await Task.sleep(for: .seconds(min(failures, 5)))
+            }
+        }
     }
 }

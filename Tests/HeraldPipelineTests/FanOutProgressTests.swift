@@ -38,7 +38,7 @@ import Testing
     @Test func resumingKeepsThePreviousPendingUntilSettled() {
         let previous = ids(1...2)
         var progress = FanOutProgress(cursor: SubscriberID(rawValue: "s0009"), pending: previous)
-        #expect(progress.checkpoint().pending == previous)
+        #expect(Set(progress.checkpoint().pending) == Set(previous))
         progress.settle(previous[1])
         #expect(progress.changed)
         let checkpoint = progress.checkpoint()

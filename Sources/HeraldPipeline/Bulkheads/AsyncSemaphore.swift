@@ -74,6 +74,27 @@ final class AsyncSemaphore: Sendable {
         }
     }
 
+    /// Takes one permit if one comes free within `timeout`.
+    ///
+    /// - Returns: whether it was taken.
+    /// - Throws: `CancellationError` when the task is cancelled while waiting.
+    func acquire(within timeout: Duration) async throws -> Bool {
+        if tryAcquire() { return true }
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await self.acquire(); return true }
+            group.addTask { try await Task.sleep(for: timeout); return false }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            if first { return true }
+            // The permit may have been taken just before its waiter was cancelled: keep it then.
+            while let taken = try? await group.next() {
+                if taken { return true }
+            }
+            try Task.checkCancellation()
+            return false
+        }
+    }
+
     /// Takes the permits now if they are free and nobody waits.
     func tryAcquire(_ permits: Int = 1) -> Bool {
         let wanted = min(max(1, permits), capacity)

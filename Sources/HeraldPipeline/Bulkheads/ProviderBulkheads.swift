@@ -34,6 +34,9 @@ final class ProviderBulkheads: Sendable {
         /// Deliveries in flight per host; 0 when the kind has no hosts.
         let hostLimit: Int
         fileprivate let breaker: Mutex<CircuitBreaker>
+        /// Whether the breaker is closed with no failure counted, kept beside it so that an answer,
+        /// the usual outcome, is counted without taking the lock.
+        fileprivate let idle = Atomic<Bool>(true)
         fileprivate let hosts: Mutex<[String: HostCompartment]>
         fileprivate let up: Gauge
 
@@ -64,6 +67,8 @@ final class ProviderBulkheads: Sendable {
 
     private let compartments: [String: Compartment]
     private let template: CircuitBreaker
+    /// The longest a delivery waits for a slot at its host before it is deferred (milliseconds).
+    private let hostWaitMillis: Int64
     private let logger: Logger
 
     /// Creates the bulkheads of the named providers.
@@ -77,6 +82,7 @@ final class ProviderBulkheads: Sendable {
         }
         self.compartments = compartments
         self.template = template
+        self.hostWaitMillis = max(1, limits.breakerOpenMillis)
         self.logger = logger
     }
 
@@ -85,12 +91,20 @@ final class ProviderBulkheads: Sendable {
 
     /// Asks the provider's breaker about a delivery (or a batch) at `now`.
     func admit(_ compartment: Compartment, now: Int64) -> CircuitBreaker.Admission {
-        compartment.breaker.withLock { $0.admit(now: now) }
+        if compartment.idle.load(ordering: .relaxed) { return .send }
+        return compartment.breaker.withLock { $0.admit(now: now) }
     }
 
     /// Counts an outcome of the provider's (a batch kind's) delivery.
     func record(_ outcome: DeliveryOutcome, probe: Bool, in compartment: Compartment, now: Int64) {
-        guard let transition = Self.apply(outcome, probe: probe, to: compartment.breaker, now: now) else { return }
+        let failure = Self.isFailure(outcome)
+        if !failure, compartment.idle.load(ordering: .relaxed) { return }
+        let transition = compartment.breaker.withLock { breaker in
+            let transition = failure ? breaker.recordFailure(now: now, probe: probe) : breaker.recordAnswer()
+            compartment.idle.store(breaker.isIdle, ordering: .relaxed)
+            return transition
+        }
+        guard let transition else { return }
         switch transition {
         case .opened:
             compartment.up.record(0)
@@ -109,8 +123,9 @@ final class ProviderBulkheads: Sendable {
     }
 
     /// Runs `body` for one delivery to `host` within the host's limit and breaker, then the
-    /// provider's budget; a delivery the host's breaker holds back is answered `deferred` without
-    /// `body` running.
+    /// provider's budget; a delivery the host's breaker holds back, or that waits longer than the
+    /// breaker's first open period for a slot at the host, is answered `deferred` without `body`
+    /// running.
     ///
     /// The host's limit is taken first, so that deliveries waiting for a slow host do not hold the
     /// provider's budget that other hosts' deliveries need.
@@ -133,7 +148,12 @@ final class ProviderBulkheads: Sendable {
                 if remaining == 0, entry.breaker.withLock({ $0.isIdle }) { hosts[host] = nil }
             }
         }
-        try await entry.limit.acquire()
+        // A host that holds its whole limit for this long is treated like one whose breaker is open:
+        // its waiting deliveries go back to the retry queue instead of holding the window that
+        // every other destination's deliveries need.
+        guard try await entry.limit.acquire(within: .milliseconds(hostWaitMillis)) else {
+            return .deferred(until: now() + hostWaitMillis)
+        }
         defer { entry.limit.release() }
         let admission = entry.breaker.withLock { $0.admit(now: now()) }
         if case .deferred(let until) = admission { return .deferred(until: until) }
@@ -163,14 +183,16 @@ final class ProviderBulkheads: Sendable {
     }
 
     /// Feeds an outcome to a breaker: an answer of any kind shows the destination is up; a
-    /// transient failure without a status (no connection, no answer before the deadline) counts
-    /// against it.
+    /// failure (``isFailure(_:)``) counts against it.
     private static func apply(_ outcome: DeliveryOutcome, probe: Bool, to breaker: borrowing Mutex<CircuitBreaker>, now: Int64) -> CircuitBreaker.Transition? {
         breaker.withLock { breaker in
-            if outcome.outcome == .transient && outcome.status == nil {
-                return breaker.recordFailure(now: now, probe: probe)
-            }
-            return breaker.recordAnswer()
+            isFailure(outcome) ? breaker.recordFailure(now: now, probe: probe) : breaker.recordAnswer()
         }
+    }
+
+    /// Whether an outcome counts against the destination: a transient failure without a status,
+    /// that is no connection or no answer before the deadline.
+    private static func isFailure(_ outcome: DeliveryOutcome) -> Bool {
+        outcome.outcome == .transient && outcome.status == nil
     }
 }

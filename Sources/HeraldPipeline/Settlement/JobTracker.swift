@@ -6,20 +6,18 @@ import Synchronization
 /// its lease is still ours.
 ///
 /// The fan-out hands pages over through it; the settler marks outcomes settled and writes its
-/// checkpoints. A delivery's window slot is given back once its outcome is committed, so the
-/// window bounds what a crash can send twice.
+/// checkpoints. A delivery's window slot is given back as soon as its outcome arrives: the
+/// window bounds the deliveries out at once, and so what a crash can find unanswered.
 final class JobTracker: Sendable {
     /// The job as claimed.
     let job: PublishJob
-    /// Deliveries of this job handed to providers and not yet settled in the store.
+    /// Deliveries of this job handed to providers and not yet answered.
     let window: AsyncSemaphore
     private let state: Mutex<State>
 
     private struct State {
         var progress: FanOutProgress
         var leaseLost = false
-        /// Slots of outcomes settled in memory, given back once their commit succeeds.
-        var slotsToRelease = 0
     }
 
     /// Starts tracking a claimed job with a window of `inFlight` deliveries.
@@ -42,12 +40,10 @@ final class JobTracker: Sendable {
         state.withLock { $0.progress.finishReading() }
     }
 
-    /// Outcomes for `ids` are part of the settlement about to be committed; `slots` of the
-    /// window are given back once it is.
-    func settle(_ ids: [SubscriberID], slots: Int) {
+    /// Outcomes for `ids` are part of the settlement about to be committed.
+    func settle(_ ids: [SubscriberID]) {
         state.withLock { state in
             for id in ids { state.progress.settle(id) }
-            state.slotsToRelease += slots
         }
     }
 
@@ -58,15 +54,6 @@ final class JobTracker: Sendable {
             let (cursor, pending, complete) = state.progress.checkpoint()
             return JobCheckpoint(jobID: job.id, lease: lease, cursor: cursor, pending: pending, complete: complete)
         }
-    }
-
-    /// The settlement was committed: window slots come back.
-    func committed() {
-        let slots = state.withLock { state in
-            defer { state.slotsToRelease = 0 }
-            return state.slotsToRelease
-        }
-        window.release(slots)
     }
 
     /// The store said another worker holds the job.

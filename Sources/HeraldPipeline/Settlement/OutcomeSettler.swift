@@ -8,7 +8,8 @@ import Synchronization
 /// milliseconds, from every job and retry, goes to the store in one transaction with the
 /// checkpoints of the jobs it belongs to.
 ///
-/// An answered delivery is therefore durable within about ``DeliveryPolicy/commitInterval``,
+/// An answered delivery is therefore durable within about ``DeliveryPolicy/commitInterval``
+/// (plus the time the commit takes),
 /// whatever its page's other deliveries are doing, and a crash sends again only what was
 /// unanswered then plus the answers of that last interval. On graceful shutdown it runs last
 /// and commits everything it was handed.
@@ -18,10 +19,8 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     /// Outcomes gathered for the next commit.
     private struct Buffer {
         var settlement = Settlement()
-        /// Per job: the members settled and the window slots to give back after the commit.
-        var jobs: [ObjectIdentifier: (tracker: JobTracker, ids: [SubscriberID], slots: Int)] = [:]
-        /// Retry window slots to give back after the commit.
-        var retrySlots = 0
+        /// Per job: the members settled.
+        var jobs: [ObjectIdentifier: (tracker: JobTracker, ids: [SubscriberID])] = [:]
         /// Outcomes gathered.
         var count = 0
         /// When the first of them arrived (Unix milliseconds).
@@ -34,13 +33,15 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     let logger: Logger
     let metrics: PipelineMetrics
     let nowMillis: @Sendable () -> Int64
-    /// Deliveries of retries in flight: a slot is given back once the retry's outcome is committed.
+    /// Deliveries of retries in flight: a slot is given back when the retry's outcome arrives.
     let retryWindow: AsyncSemaphore
     /// Wakes the retry service when retries were scheduled, so short first delays are honoured.
     let retryWakeUp: WakeUpSignal
     private let buffer = Mutex(Buffer())
     private let trackers = Mutex<[Int64: JobTracker]>([:])
     private let wakeUp = WakeUpSignal()
+    /// Wakes hand-overs waiting for the gathered outcomes to shrink.
+    private let committedSignal = WakeUpSignal()
 
     init(
         store: any HeraldStore, policy: DeliveryPolicy, owner: String, logger: Logger, metrics: PipelineMetrics,
@@ -67,26 +68,33 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     }
 
     /// Adds outcomes to the next commit: `body` appends their effects to the settlement; `settled`
-    /// lists the job members they settle (empty for retries, which count `retries` slots instead).
-    func submit(job tracker: JobTracker?, settled: [SubscriberID], retries: Int, _ body: (inout Settlement) -> Void) {
+    /// lists the job members they settle, `retries` counts the retries among them. Their window
+    /// slots come back at once.
+    func submit(job tracker: JobTracker?, settled: some Collection<SubscriberID>, retries: Int, _ body: (inout Settlement) -> Void) {
         let count = max(1, settled.count + retries)
         let now = nowMillis()
         let wake = buffer.withLock { buffer -> Bool in
             body(&buffer.settlement)
             if let tracker {
-                let key = ObjectIdentifier(tracker)
-                var entry = buffer.jobs[key] ?? (tracker, [], 0)
-                entry.ids.append(contentsOf: settled)
-                entry.slots += settled.count
-                buffer.jobs[key] = entry
+                // In place: a copy of the entry would copy its ids on every outcome.
+                buffer.jobs[ObjectIdentifier(tracker), default: (tracker, [])].ids.append(contentsOf: settled)
             }
-            buffer.retrySlots += retries
             let first = buffer.count == 0
             buffer.count += count
             if first { buffer.since = now }
             return first || buffer.count >= policy.batchSize
         }
         if wake { wakeUp.notify() }
+        if let tracker, !settled.isEmpty { tracker.window.release(settled.count) }
+        retryWindow.release(retries)
+    }
+
+    /// Returns once the outcomes waiting for a commit are fewer than `limit`: a store slower than
+    /// the push services holds the fan-out back instead of letting the outcomes pile up in memory.
+    func waitForRoom(below limit: Int) async {
+        while buffer.withLock({ $0.count }) >= limit && !Task.isCancelled {
+            await committedSignal.wait(timeout: .milliseconds(50))
+        }
     }
 
     public func run() async throws {
@@ -116,11 +124,11 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     /// failed write until it succeeds (or, on shutdown, a few times): nothing is taken back from
     /// the trackers, so a write that never happens leaves the deliveries pending, to be sent again.
     func commit() async {
-        let (gathered, jobs, retrySlots) = buffer.withLock { buffer in
+        let (gathered, jobs) = buffer.withLock { buffer in
             defer { buffer = Buffer() }
-            return (buffer.settlement, Array(buffer.jobs.values), buffer.retrySlots)
+            return (buffer.settlement, Array(buffer.jobs.values))
         }
-        for job in jobs { job.tracker.settle(job.ids, slots: job.slots) }
+        for job in jobs { job.tracker.settle(job.ids) }
         var settlement = gathered
         let lease = Lease(owner: owner, expiresAt: nowMillis() + policy.leaseDuration.milliseconds)
         let active = trackers.withLock { Array($0.values) }
@@ -141,8 +149,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
             }
         }
         if !settlement.newRetries.isEmpty || !settlement.rescheduledRetries.isEmpty { retryWakeUp.notify() }
-        for tracker in active { tracker.committed() }
-        retryWindow.release(retrySlots)
+        committedSignal.notify()
         trackers.withLock { trackers in
             for tracker in active where tracker.isFinished { trackers[tracker.job.id] = nil }
         }

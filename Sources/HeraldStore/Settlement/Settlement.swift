@@ -65,7 +65,7 @@ public struct JobCheckpoint: Sendable, Equatable {
     public var lease: Lease
     /// The last member handed to a provider.
     public var cursor: SubscriberID?
-    /// Members up to ``cursor`` whose outcome is not recorded yet.
+    /// Members up to ``cursor`` whose outcome is not recorded yet, in any order.
     public var pending: [SubscriberID]
     /// Whether the job is finished (its audience exhausted, nothing pending): it is removed.
     public var complete: Bool
