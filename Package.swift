@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "herald-bench", targets: ["HeraldBench"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
+        .library(name: "HeraldStoreSQLite", targets: ["HeraldStoreSQLite"]),
+        .library(name: "HeraldStoreConformance", targets: ["HeraldStoreConformance"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
     ],
     dependencies: [
@@ -42,17 +44,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The store protocol and its SQLite implementation.
+        // The store protocol and its value types: what the pipeline and the server program against. No database in it.
+        .target(name: "HeraldStore", dependencies: ["HeraldCore"]),
+        // The store on SQLite (GRDB): `SQLiteStore`, its schema and migrations.
         .target(
-            name: "HeraldStore",
+            name: "HeraldStoreSQLite",
             dependencies: [
                 "HeraldCore",
+                "HeraldStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C interface, for the few hot loops where GRDB's per-statement work dominates.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The store conformance suite, as checks that every backend's test target runs against its own store.
+        // A library rather than a test target so that test targets can depend on it; it imports the
+        // toolchain's `Testing` module for `#expect` and `#require`.
+        .target(name: "HeraldStoreConformance", dependencies: ["HeraldCore", "HeraldStore"]),
         // Configuration: YAML, environment overrides, validation.
         .target(
             name: "HeraldConfiguration",
@@ -91,6 +99,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
+                "HeraldStoreSQLite",
                 "HeraldConfiguration",
                 "HeraldPipeline",
                 "HeraldWebhook",
@@ -232,7 +241,7 @@ let package = Package(
         .executableTarget(
             name: "HeraldBench",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldSimulators", "HeraldAPNs", "HeraldHTTP2", "HeraldTestSupport",
+                "HeraldCore", "HeraldStore", "HeraldStoreSQLite", "HeraldSimulators", "HeraldAPNs", "HeraldHTTP2", "HeraldTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -268,9 +277,13 @@ let package = Package(
             // Inputs the fuzzer found (scripts/fuzz), read by FuzzRegressionTests from the source tree.
             exclude: ["FuzzInputs"]
         ),
+        // The conformance suite against SQLite, and what only SQLite has (migrations, query plans, the file).
         .testTarget(
-            name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldCore", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "HeraldStoreSQLiteTests",
+            dependencies: [
+                "HeraldStoreSQLite", "HeraldStoreConformance", "HeraldStore", "HeraldCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore"]),
         .testTarget(name: "HeraldPipelineTests", dependencies: ["HeraldPipeline", "HeraldCore", "HeraldStore"]),

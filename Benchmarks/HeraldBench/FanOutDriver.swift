@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldStoreSQLite
 import HeraldTestSupport
 import NIOCore
 

@@ -5,6 +5,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulators
 import HeraldStore
+import HeraldStoreSQLite
 import HeraldTestSupport
 import NIOCore
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldStoreSQLite
 import HeraldTestSupport
 
 /// One event to N webhook subscribers, a share of whom point at a host that accepts connections

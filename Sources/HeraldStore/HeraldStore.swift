@@ -9,8 +9,8 @@ import HeraldCore
 /// keyset-paginated pages ordered by subscriber id, and every method is one
 /// transaction. No method loads all subscribers of an event into memory.
 ///
-/// Every implementation must pass the store conformance suite
-/// (`Tests/HeraldStoreTests/StoreConformanceTests.swift`).
+/// Every implementation must pass the store conformance suite (target
+/// `HeraldStoreConformance`), run from the implementation's own test target.
 public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
     & DeadLetterStore & DeliverySettlement & StoreHealth
 
@@ -22,6 +22,7 @@ public protocol SubscriberStore: Sendable {
     /// existing one gets the given fields merged over the stored ones, its token
     /// replaced (Web Push keys change), `updated = now` and its failure counter reset.
     /// - Returns: the stored subscriber and whether it was created.
+    /// - Throws: ``StoreError/idExhausted`` when 10 fresh ids in a row are all taken (§3.1).
     func register(_ registration: SubscriberRegistration, now: Int64) async throws -> (subscriber: Subscriber, created: Bool)
 
     /// Registers many subscribers in one transaction, each as ``register(_:now:)`` does, and subscribes

@@ -6,6 +6,7 @@ import HeraldFCM
 import HeraldGCMLegacy
 import HeraldPipeline
 import HeraldStore
+import HeraldStoreSQLite
 import HeraldWebhook
 import HeraldWebPush
 import HeraldWNS

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// One write transaction for the whole settlement; the notifications of new retries are

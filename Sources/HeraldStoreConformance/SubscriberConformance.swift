@@ -3,10 +3,9 @@ import HeraldStore
 import Testing
 
 /// `SubscriberStore`: registration, lookup, update, deletion and badges (§3.1, §4.2–4.5, §7).
-@Suite("Store conformance: subscribers")
-struct SubscriberConformanceTests {
-    @Test("register creates a subscriber with a fresh id", arguments: StoreBackend.all)
-    func registerCreates(_ backend: StoreBackend) async throws {
+public enum SubscriberConformance {
+    /// register creates a subscriber with a fresh id
+    public static func registerCreates(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let fields = SubscriberFields(lang: "fr", badge: "0")
             let (subscriber, created) = try await store.register(apns(1, fields: fields), now: Clock.t0)
@@ -29,8 +28,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("registerMany registers and subscribes in one call, idempotently", arguments: StoreBackend.all)
-    func registerManyRegistersAndSubscribes(_ backend: StoreBackend) async throws {
+    /// registerMany registers and subscribes in one call, idempotently
+    public static func registerManyRegistersAndSubscribes(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let existing = try await store.register(apns(1, fields: SubscriberFields(lang: "fr")), now: Clock.t0)
             let event = try #require(EventName("bulk"))
@@ -47,8 +46,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("register is idempotent: same id, created kept, fields merged, failures reset", arguments: StoreBackend.all)
-    func registerIsIdempotent(_ backend: StoreBackend) async throws {
+    /// register is idempotent: same id, created kept, fields merged, failures reset
+    public static func registerIsIdempotent(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let first = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", badge: "3", category: "news")), now: Clock.t0)
             let id = first.subscriber.id
@@ -71,8 +70,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("register matches by (proto, identity) and replaces the token", arguments: StoreBackend.all)
-    func registerReplacesTokenOfSameIdentity(_ backend: StoreBackend) async throws {
+    /// register matches by (proto, identity) and replaces the token
+    public static func registerReplacesTokenOfSameIdentity(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let endpoint = "https://push.example.net/send/abc"
             let first = try await store.register(
@@ -94,8 +93,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("unknown ids are not found", arguments: StoreBackend.all)
-    func unknownSubscriber(_ backend: StoreBackend) async throws {
+    /// unknown ids are not found
+    public static func unknownSubscriber(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let unknown = SubscriberID(rawValue: "invalidid")
             #expect(try await store.subscriber(unknown) == nil)
@@ -106,8 +105,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("update merges fields, sets updated and resets the failure counter", arguments: StoreBackend.all)
-    func updateSubscriber(_ backend: StoreBackend) async throws {
+    /// update merges fields, sets updated and resets the failure counter
+    public static func updateSubscriber(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let (subscriber, _) = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", category: "c")), now: Clock.t0)
             _ = try await store.record(
@@ -130,8 +129,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("delete cascades: subscriptions, emptied events, unicast statistics, retries, broadcast statistics", arguments: StoreBackend.all)
-    func deleteCascades(_ backend: StoreBackend) async throws {
+    /// delete cascades: subscriptions, emptied events, unicast statistics, retries, broadcast statistics
+    public static func deleteCascades(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             let (gone, kept) = (ids[0], ids[1])
@@ -166,8 +165,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("incrementBadges: absent → 1, 3 → 4, abc → 1; returns the old values", arguments: StoreBackend.all)
-    func incrementBadges(_ backend: StoreBackend) async throws {
+    /// incrementBadges: absent → 1, 3 → 4, abc → 1; returns the old values
+    public static func incrementBadges(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let absent = try await store.register(apns(1), now: Clock.t0).subscriber.id
             let three = try await store.register(apns(2, fields: SubscriberFields(badge: "3")), now: Clock.t0).subscriber.id
@@ -192,8 +191,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("incrementBadges matches stored badges byte for byte: empty, non-ASCII", arguments: StoreBackend.all)
-    func incrementBadgesOddText(_ backend: StoreBackend) async throws {
+    /// incrementBadges matches stored badges byte for byte: empty, non-ASCII
+    public static func incrementBadgesOddText(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             for (index, badge) in ["", "zwölf", "7"].enumerated() {
                 let id = try await store.register(apns(index, fields: SubscriberFields(badge: badge)), now: Clock.t0).subscriber.id
@@ -207,8 +206,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("incrementBadges(expecting:): a badge still as read is incremented from it; a changed one from the stored value", arguments: StoreBackend.all)
-    func incrementBadgesExpecting(_ backend: StoreBackend) async throws {
+    /// incrementBadges(expecting:): a badge still as read is incremented from it; a changed one from the stored value
+    public static func incrementBadgesExpecting(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let asRead = try await store.register(apns(1, fields: SubscriberFields(badge: "3")), now: Clock.t0).subscriber.id
             let absent = try await store.register(apns(2), now: Clock.t0).subscriber.id
@@ -240,8 +239,8 @@ struct SubscriberConformanceTests {
         }
     }
 
-    @Test("incrementBadges handles a whole page in one call", arguments: StoreBackend.all)
-    func incrementBadgesPage(_ backend: StoreBackend) async throws {
+    /// incrementBadges handles a whole page in one call
+    public static func incrementBadgesPage(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 500)
             let before = try await store.incrementBadges(expecting: ids.map { BadgeExpectation(id: $0, storedBadge: nil) })

@@ -1,5 +1,9 @@
 /// A failure of the store itself, as opposed to an answer such as "no such subscriber".
 ///
+/// It lives beside the protocol rather than in a backend because every backend has these
+/// failures (ids run out, rows cannot be read back, the engine is too old), and callers tell
+/// them apart without knowing which backend they talk to.
+///
 /// The cases are private so that new ones can be added without breaking callers;
 /// compare with the static members (`error == .idExhausted`).
 public struct StoreError: Error, Hashable, CustomStringConvertible {

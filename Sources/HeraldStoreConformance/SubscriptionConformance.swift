@@ -3,10 +3,9 @@ import HeraldStore
 import Testing
 
 /// `SubscriptionStore`: single and bulk subscriptions, and events living exactly as long as their subscriptions (§3.2, §4.7–4.11).
-@Suite("Store conformance: subscriptions")
-struct SubscriptionConformanceTests {
-    @Test("subscribe creates the event, then overwrites the option", arguments: StoreBackend.all)
-    func subscribe(_ backend: StoreBackend) async throws {
+public enum SubscriptionConformance {
+    /// subscribe creates the event, then overwrites the option
+    public static func subscribe(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
             #expect(try await store.subscriptions(of: id)?.isEmpty == true)
@@ -26,8 +25,8 @@ struct SubscriptionConformanceTests {
         }
     }
 
-    @Test("subscribing an unknown subscriber leaves nothing behind", arguments: StoreBackend.all)
-    func subscribeUnknown(_ backend: StoreBackend) async throws {
+    /// subscribing an unknown subscriber leaves nothing behind
+    public static func subscribeUnknown(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let unknown = SubscriberID(rawValue: "invalidid")
             #expect(try await store.subscribe(unknown, to: event("unit-test1"), ignoreMessage: false, now: Clock.t0) == .unknownSubscriber)
@@ -42,8 +41,8 @@ struct SubscriptionConformanceTests {
         }
     }
 
-    @Test("subscriptions are listed in byte order with their options", arguments: StoreBackend.all)
-    func subscriptionsSorted(_ backend: StoreBackend) async throws {
+    /// subscriptions are listed in byte order with their options
+    public static func subscriptionsSorted(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
             let names = ["b", "a", "B", "_x", "-y", "a.b", "@home", "Z9", "a:b"]
@@ -59,8 +58,8 @@ struct SubscriptionConformanceTests {
         }
     }
 
-    @Test("unsubscribe deletes the event with its last subscription", arguments: StoreBackend.all)
-    func unsubscribe(_ backend: StoreBackend) async throws {
+    /// unsubscribe deletes the event with its last subscription
+    public static func unsubscribe(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             _ = try await store.subscribe(ids[0], to: event("e"), ignoreMessage: false, now: Clock.t0)
@@ -79,8 +78,8 @@ struct SubscriptionConformanceTests {
         }
     }
 
-    @Test("replaceSubscriptions makes the set equal, deleting emptied events", arguments: StoreBackend.all)
-    func replaceSubscriptions(_ backend: StoreBackend) async throws {
+    /// replaceSubscriptions makes the set equal, deleting emptied events
+    public static func replaceSubscriptions(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             let (id, other) = (ids[0], ids[1])

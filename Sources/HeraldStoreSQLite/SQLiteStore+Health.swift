@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Runs `SELECT 1` on a reader connection: proves the file can be opened and read.

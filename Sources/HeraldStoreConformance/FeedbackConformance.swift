@@ -3,15 +3,14 @@ import HeraldStore
 import Testing
 
 /// `FeedbackLog`: delivery outcomes, failure counters, unregistration and the feedback log (§11, §14).
-@Suite("Store conformance: delivery records and feedback")
-struct FeedbackConformanceTests {
+public enum FeedbackConformance {
     /// A record for `subscriber` counted in `statistics`.
-    private func record(_ subscriber: Subscriber, _ effect: DeliveryRecord.Effect, statistics: EventName? = event("e")) -> DeliveryRecord {
+    private static func record(_ subscriber: Subscriber, _ effect: DeliveryRecord.Effect, statistics: EventName? = event("e")) -> DeliveryRecord {
         DeliveryRecord(subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token, statisticsEvent: statistics, effect: effect)
     }
 
     /// Registers `count` subscribers, all subscribed to `e`.
-    private func subscribers(_ store: any HeraldStore, count: Int, now: Int64 = Clock.t0) async throws -> [Subscriber] {
+    private static func subscribers(_ store: any HeraldStore, count: Int, now: Int64 = Clock.t0) async throws -> [Subscriber] {
         var result: [Subscriber] = []
         for n in 0..<count {
             let subscriber = try await store.register(apns(n), now: now).subscriber
@@ -21,8 +20,8 @@ struct FeedbackConformanceTests {
         return result
     }
 
-    @Test("delivered counts in statistics and resets the failure counter", arguments: StoreBackend.all)
-    func delivered(_ backend: StoreBackend) async throws {
+    /// delivered counts in statistics and resets the failure counter
+    public static func delivered(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 2)
             _ = try await store.record([record(s[0], .subscriberFailure(reason: "x", status: 403))], maxFailures: 5, now: Clock.t0)
@@ -39,8 +38,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("a page of successes resets its own failing subscribers only, beside failures in the same page", arguments: StoreBackend.all)
-    func resetsBesideFailures(_ backend: StoreBackend) async throws {
+    /// a page of successes resets its own failing subscribers only, beside failures in the same page
+    public static func resetsBesideFailures(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 4)
             let failure = DeliveryRecord.Effect.subscriberFailure(reason: "x", status: nil)
@@ -57,8 +56,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("failure counters follow the records in order", arguments: StoreBackend.all)
-    func counterOrder(_ backend: StoreBackend) async throws {
+    /// failure counters follow the records in order
+    public static func counterOrder(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 1)[0]
             let failure = DeliveryRecord.Effect.subscriberFailure(reason: "x", status: nil)
@@ -71,8 +70,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("subscriber failures unregister at maxFailures with reason failures:<n>", arguments: StoreBackend.all)
-    func failureThreshold(_ backend: StoreBackend) async throws {
+    /// subscriber failures unregister at maxFailures with reason failures:<n>
+    public static func failureThreshold(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 2)
             let failure = DeliveryRecord.Effect.subscriberFailure(reason: "connection refused", status: 503)
@@ -98,8 +97,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("maxFailures 0 never unregisters for failures", arguments: StoreBackend.all)
-    func thresholdDisabled(_ backend: StoreBackend) async throws {
+    /// maxFailures 0 never unregisters for failures
+    public static func thresholdDisabled(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 1)[0]
             let failures = Array(repeating: record(s, .subscriberFailure(reason: "x", status: nil)), count: 7)
@@ -109,8 +108,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("dead tokens unregister unless the subscriber registered again since", arguments: StoreBackend.all)
-    func deadTokens(_ backend: StoreBackend) async throws {
+    /// dead tokens unregister unless the subscriber registered again since
+    public static func deadTokens(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 3, now: Clock.t0)
             let updatedMillis = Clock.t0 * 1_000
@@ -138,8 +137,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("failed counts without touching the subscriber; /test counts nowhere", arguments: StoreBackend.all)
-    func plainFailures(_ backend: StoreBackend) async throws {
+    /// failed counts without touching the subscriber; /test counts nowhere
+    public static func plainFailures(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 1)[0]
             let summary = try await store.record([
@@ -160,8 +159,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("a page of 500 outcomes is recorded in one call", arguments: StoreBackend.all)
-    func recordPage(_ backend: StoreBackend) async throws {
+    /// a page of 500 outcomes is recorded in one call
+    public static func recordPage(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 500)
             for id in ids {
@@ -184,8 +183,8 @@ struct FeedbackConformanceTests {
         }
     }
 
-    @Test("the feedback log pages by cursor and filters by time", arguments: StoreBackend.all)
-    func feedbackPaging(_ backend: StoreBackend) async throws {
+    /// the feedback log pages by cursor and filters by time
+    public static func feedbackPaging(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             #expect(try await store.feedback(after: nil, since: nil, limit: 10).isEmpty)
             let entries = (0..<5).map { n in
@@ -224,10 +223,9 @@ struct FeedbackConformanceTests {
 }
 
 /// `FeedbackLog.replaceTokens`: a push service's newer token replaces the stored one.
-@Suite("Store conformance: token replacement")
-struct TokenReplacementConformanceTests {
-    @Test("a replacement is stored with a `replaced` entry; a duplicate holder is deleted instead", arguments: StoreBackend.all)
-    func replacements(_ backend: StoreBackend) async throws {
+public enum TokenReplacementConformance {
+    /// a replacement is stored with a `replaced` entry; a duplicate holder is deleted instead
+    public static func replacements(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let old = try await store.register(apns(1, proto: "gcm"), now: Clock.t0).subscriber
             let other = try await store.register(apns(2, proto: "gcm"), now: Clock.t0).subscriber

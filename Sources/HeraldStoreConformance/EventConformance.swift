@@ -3,10 +3,9 @@ import HeraldStore
 import Testing
 
 /// `EventStore`: event names, statistics and their special names, event deletion (§4.13, §4.14, §4.16, §14).
-@Suite("Store conformance: events and statistics")
-struct EventConformanceTests {
-    @Test("eventNames lists subscribed names in byte order, special names only when subscribed", arguments: StoreBackend.all)
-    func eventNamesByteOrder(_ backend: StoreBackend) async throws {
+public enum EventConformance {
+    /// eventNames lists subscribed names in byte order, special names only when subscribed
+    public static func eventNamesByteOrder(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             #expect(try await store.eventNames().isEmpty)
             let ids = try await registerMany(store, count: 2)
@@ -21,8 +20,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("ordinary statistics: created at first subscription, total and last on publish", arguments: StoreBackend.all)
-    func ordinaryStatistics(_ backend: StoreBackend) async throws {
+    /// ordinary statistics: created at first subscription, total and last on publish
+    public static func ordinaryStatistics(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 3)
             #expect(try await store.enqueue(.subscribers(event("e1")), notification: sampleNotification("e1"), now: Clock.t0) == .noAudience)
@@ -42,8 +41,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("subscriber counts follow every path that adds or removes subscriptions and subscribers", arguments: StoreBackend.all)
-    func subscriberCountsDoNotDrift(_ backend: StoreBackend) async throws {
+    /// subscriber counts follow every path that adds or removes subscriptions and subscribers
+    public static func subscriberCountsDoNotDrift(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             // Bulk registration subscribing to a new event, then a few single ones.
             let bulk = try await store.registerMany((0..<50).map { apns($0) }, subscribingTo: event("news"), now: Clock.t0)
@@ -85,8 +84,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("broadcast statistics exist from the first broadcast and go with the last subscriber", arguments: StoreBackend.all)
-    func broadcastStatistics(_ backend: StoreBackend) async throws {
+    /// broadcast statistics exist from the first broadcast and go with the last subscriber
+    public static func broadcastStatistics(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0) == .noAudience)
             #expect(try await store.statistics(of: .broadcast) == nil)
@@ -107,8 +106,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("unicast statistics exist from the first unicast and go with the subscriber", arguments: StoreBackend.all)
-    func unicastStatistics(_ backend: StoreBackend) async throws {
+    /// unicast statistics exist from the first unicast and go with the subscriber
+    public static func unicastStatistics(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let unknown = SubscriberID(rawValue: "doesnotexist")
             #expect(try await store.enqueue(.unicast(unknown), notification: sampleNotification(), now: Clock.t0) == .unknownSubscriber)
@@ -126,8 +125,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("test publishes touch no statistics", arguments: StoreBackend.all)
-    func testPublishHasNoStatistics(_ backend: StoreBackend) async throws {
+    /// test publishes touch no statistics
+    public static func testPublishHasNoStatistics(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             #expect(try await store.enqueue(.test(SubscriberID(rawValue: "invalidid")), notification: sampleNotification("test"), now: Clock.t0) == .unknownSubscriber)
             let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
@@ -142,8 +141,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("deleteEvent on an ordinary name removes its subscriptions, not its subscribers", arguments: StoreBackend.all)
-    func deleteOrdinaryEvent(_ backend: StoreBackend) async throws {
+    /// deleteEvent on an ordinary name removes its subscriptions, not its subscribers
+    public static func deleteOrdinaryEvent(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             for id in ids {
@@ -160,8 +159,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("deleteEvent on special names clears statistics and explicit subscriptions only", arguments: StoreBackend.all)
-    func deleteSpecialEvents(_ backend: StoreBackend) async throws {
+    /// deleteEvent on special names clears statistics and explicit subscriptions only
+    public static func deleteSpecialEvents(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             #expect(try await store.deleteEvent(.broadcast) == false)
@@ -191,8 +190,8 @@ struct EventConformanceTests {
         }
     }
 
-    @Test("explicit subscriptions to special names are stored but are not their statistics", arguments: StoreBackend.all)
-    func subscriptionsToSpecialNames(_ backend: StoreBackend) async throws {
+    /// explicit subscriptions to special names are stored but are not their statistics
+    public static func subscriptionsToSpecialNames(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             #expect(try await store.subscribe(ids[0], to: .broadcast, ignoreMessage: true, now: Clock.t0) == .created)

@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Reads the subscriber's subscriptions from the `(subscriber_id, event)` index, already in byte order.

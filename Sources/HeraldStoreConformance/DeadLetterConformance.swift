@@ -3,10 +3,9 @@ import HeraldStore
 import Testing
 
 /// `DeadLetterStore`: failures kept with their record, listing, replay, deletion and pruning.
-@Suite("Store conformance: dead letters")
-struct DeadLetterConformanceTests {
+public enum DeadLetterConformance {
     /// A failure record of `subscriber` carrying a dead letter of `notification`.
-    private func failure(
+    private static func failure(
         _ subscriber: Subscriber, _ effect: DeliveryRecord.Effect, notification: HeraldCore.PublishedEvent = sampleNotification(), attempts: Int = 5
     ) -> DeliveryRecord {
         DeliveryRecord(
@@ -14,7 +13,7 @@ struct DeadLetterConformanceTests {
             deadLetter: DeadLetterContent(notification: notification, silent: false, badge: 3, attempts: attempts, publishedAt: Clock.t0 - 10))
     }
 
-    private func subscribers(_ store: any HeraldStore, count: Int, proto: String = "apns") async throws -> [Subscriber] {
+    private static func subscribers(_ store: any HeraldStore, count: Int, proto: String = "apns") async throws -> [Subscriber] {
         var result: [Subscriber] = []
         for n in 0..<count {
             result.append(try await store.register(apns(n, proto: proto), now: Clock.t0).subscriber)
@@ -22,8 +21,8 @@ struct DeadLetterConformanceTests {
         return result
     }
 
-    @Test("failures with content become dead letters in the same call; successes and dead tokens do not", arguments: StoreBackend.all)
-    func recorded(_ backend: StoreBackend) async throws {
+    /// failures with content become dead letters in the same call; successes and dead tokens do not
+    public static func recorded(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 4)
             _ = try await store.record([
@@ -46,8 +45,8 @@ struct DeadLetterConformanceTests {
         }
     }
 
-    @Test("listing filters by provider, event and time and pages by id", arguments: StoreBackend.all)
-    func filters(_ backend: StoreBackend) async throws {
+    /// listing filters by provider, event and time and pages by id
+    public static func filters(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let a = try await subscribers(store, count: 3, proto: "apns")
             let g = try await subscribers(store, count: 1, proto: "gcm")
@@ -70,8 +69,8 @@ struct DeadLetterConformanceTests {
         }
     }
 
-    @Test("replay turns dead letters into due retries with a fresh budget; orphans stay", arguments: StoreBackend.all)
-    func replay(_ backend: StoreBackend) async throws {
+    /// replay turns dead letters into due retries with a fresh budget; orphans stay
+    public static func replay(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 3)
             _ = try await store.record(s.map { failure($0, .failed(reason: "InternalServerError", status: 500)) }, maxFailures: 5, now: Clock.t0)
@@ -97,8 +96,8 @@ struct DeadLetterConformanceTests {
         }
     }
 
-    @Test("replay and deletion honour the filter and the limit", arguments: StoreBackend.all)
-    func limits(_ backend: StoreBackend) async throws {
+    /// replay and deletion honour the filter and the limit
+    public static func limits(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 5)
             _ = try await store.record(s.map { failure($0, .failed(reason: "r", status: nil)) }, maxFailures: 5, now: Clock.t0)
@@ -111,8 +110,8 @@ struct DeadLetterConformanceTests {
         }
     }
 
-    @Test("pruning removes dead letters and feedback older than the cut-off only", arguments: StoreBackend.all)
-    func pruning(_ backend: StoreBackend) async throws {
+    /// pruning removes dead letters and feedback older than the cut-off only
+    public static func pruning(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 2)
             _ = try await store.record([failure(s[0], .failed(reason: "old", status: nil))], maxFailures: 5, now: 1_000)
@@ -124,8 +123,8 @@ struct DeadLetterConformanceTests {
         }
     }
 
-    @Test("releasing leases lets another worker claim jobs and retries at once", arguments: StoreBackend.all)
-    func releaseLeases(_ backend: StoreBackend) async throws {
+    /// releasing leases lets another worker claim jobs and retries at once
+    public static func releaseLeases(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 1)
             _ = try await store.subscribe(s[0].id, to: event("sport"), ignoreMessage: false, now: Clock.t0)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Checks the audience with `EXISTS` (never counting it), then stores the job and

@@ -2,6 +2,9 @@ import HeraldCore
 import HeraldStore
 import Testing
 
+// Fixtures of the checks. Internal: a backend's own tests that want them (the SQLite tests do)
+// reach them with `@testable import HeraldStoreConformance`, and importers see only the checks.
+
 /// Opens a fresh store of `backend`, runs `body` with it and closes it, also when `body` throws.
 func withStore(_ backend: StoreBackend, _ body: (any HeraldStore) async throws -> Void) async throws {
     let store = try await backend.make()

@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Ordinary events come from their rows (one per event, however many subscribers);

@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Refreshes the subscriber with the registration's `(proto, identity)` in one

@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Updates each subscriber's token unless another subscriber of the provider holds it already, in which

@@ -3,10 +3,9 @@ import HeraldStore
 import Testing
 
 /// `PublishQueue`: enqueueing, leases, keyset audience pages, completion, backlog (§6).
-@Suite("Store conformance: publish queue")
-struct PublishQueueConformanceTests {
-    @Test("enqueue stores a job only for a non-empty audience, ids increasing", arguments: StoreBackend.all)
-    func enqueue(_ backend: StoreBackend) async throws {
+public enum PublishQueueConformance {
+    /// enqueue stores a job only for a non-empty audience, ids increasing
+    public static func enqueue(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             #expect(try await store.enqueue(.subscribers(event("e")), notification: sampleNotification(), now: Clock.t0) == .noAudience)
             #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0) == .noAudience)
@@ -28,8 +27,8 @@ struct PublishQueueConformanceTests {
         }
     }
 
-    @Test("claimed jobs round-trip and are claimed oldest first, once", arguments: StoreBackend.all)
-    func claimJobs(_ backend: StoreBackend) async throws {
+    /// claimed jobs round-trip and are claimed oldest first, once
+    public static func claimJobs(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
             _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: Clock.t0)
@@ -54,8 +53,8 @@ struct PublishQueueConformanceTests {
         }
     }
 
-    @Test("an expired lease passes to another worker; the old owner cannot checkpoint or complete", arguments: StoreBackend.all)
-    func leaseExpiry(_ backend: StoreBackend) async throws {
+    /// an expired lease passes to another worker; the old owner cannot checkpoint or complete
+    public static func leaseExpiry(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 3).sorted()
             _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
@@ -83,8 +82,8 @@ struct PublishQueueConformanceTests {
         }
     }
 
-    @Test("event audience: 1,234 subscribers in pages of 100, each once, with their silent flags", arguments: StoreBackend.all)
-    func eventAudiencePages(_ backend: StoreBackend) async throws {
+    /// event audience: 1,234 subscribers in pages of 100, each once, with their silent flags
+    public static func eventAudiencePages(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 1_300)
             var silent: [SubscriberID: Bool] = [:]
@@ -112,8 +111,8 @@ struct PublishQueueConformanceTests {
         }
     }
 
-    @Test("broadcast audience is every subscriber once, never silent, whatever the subscriptions", arguments: StoreBackend.all)
-    func broadcastAudience(_ backend: StoreBackend) async throws {
+    /// broadcast audience is every subscriber once, never silent, whatever the subscriptions
+    public static func broadcastAudience(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 250)
             for (index, id) in ids.enumerated() where index % 2 == 0 {
@@ -130,8 +129,8 @@ struct PublishQueueConformanceTests {
         }
     }
 
-    @Test("unicast and test audiences are the one subscriber, not silent", arguments: StoreBackend.all)
-    func singleAudiences(_ backend: StoreBackend) async throws {
+    /// unicast and test audiences are the one subscriber, not silent
+    public static func singleAudiences(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 3)
             let id = ids[1]
@@ -152,8 +151,8 @@ struct PublishQueueConformanceTests {
         }
     }
 
-    @Test("completeJob removes the job for its owner only", arguments: StoreBackend.all)
-    func completeJob(_ backend: StoreBackend) async throws {
+    /// completeJob removes the job for its owner only
+    public static func completeJob(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             _ = try await registerMany(store, count: 1)
             _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Inserts the entries in one transaction, skipping those whose subscriber was deleted

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 import HeraldCore
-@testable import HeraldStore
+import HeraldStore
+@testable import HeraldStoreConformance
+@testable import HeraldStoreSQLite
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Applies a page of outcomes with a fixed number of statements, whatever its size:

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import HeraldCore
+import HeraldStore
 
 /// ``HeraldStore`` on one SQLite database file in WAL mode (GRDB `DatabasePool`).
 ///

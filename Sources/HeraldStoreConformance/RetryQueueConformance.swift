@@ -3,10 +3,9 @@ import HeraldStore
 import Testing
 
 /// `RetryQueue`: scheduling, leased claims, rescheduling, completion, the next due time (§11.4).
-@Suite("Store conformance: retry queue")
-struct RetryQueueConformanceTests {
-    @Test("retries round-trip and are claimed when due, earliest first", arguments: StoreBackend.all)
-    func scheduleAndClaim(_ backend: StoreBackend) async throws {
+public enum RetryQueueConformance {
+    /// retries round-trip and are claimed when due, earliest first
+    public static func scheduleAndClaim(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 3)
             #expect(try await store.nextRetryDue() == nil)
@@ -38,8 +37,8 @@ struct RetryQueueConformanceTests {
         }
     }
 
-    @Test("reschedule releases the lease; complete removes the retry", arguments: StoreBackend.all)
-    func rescheduleAndComplete(_ backend: StoreBackend) async throws {
+    /// reschedule releases the lease; complete removes the retry
+    public static func rescheduleAndComplete(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
             try await store.scheduleRetries([retry(id, dueAt: 1_000)])
@@ -62,8 +61,8 @@ struct RetryQueueConformanceTests {
         }
     }
 
-    @Test("a leased retry is claimable again once its lease expires, and nextRetryDue says when", arguments: StoreBackend.all)
-    func abandonedLease(_ backend: StoreBackend) async throws {
+    /// a leased retry is claimable again once its lease expires, and nextRetryDue says when
+    public static func abandonedLease(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
             try await store.scheduleRetries([retry(id, dueAt: 1_000)])
@@ -78,8 +77,8 @@ struct RetryQueueConformanceTests {
         }
     }
 
-    @Test("retries of missing subscribers are not kept", arguments: StoreBackend.all)
-    func retriesFollowTheirSubscriber(_ backend: StoreBackend) async throws {
+    /// retries of missing subscribers are not kept
+    public static func retriesFollowTheirSubscriber(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
             try await store.scheduleRetries([retry(id, dueAt: 1_000), retry(SubscriberID(rawValue: "gone"), dueAt: 1_000)])

@@ -4,10 +4,9 @@ import Testing
 
 /// `DeliverySettlement`: a group of outcomes, the retries they schedule and the checkpoints of
 /// their jobs in one transaction; leases renewed; members and subscribers read by id.
-@Suite("Store conformance: settlement")
-struct SettlementConformanceTests {
-    @Test("one settlement records outcomes, schedules, reschedules and ends retries, and checkpoints its job", arguments: StoreBackend.all)
-    func settleEverything(_ backend: StoreBackend) async throws {
+public enum SettlementConformance {
+    /// one settlement records outcomes, schedules, reschedules and ends retries, and checkpoints its job
+    public static func settleEverything(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 5).sorted()
             for id in ids { _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: Clock.t0) }
@@ -52,8 +51,8 @@ struct SettlementConformanceTests {
         }
     }
 
-    @Test("a checkpoint is written only by the job's holder; a complete one removes the job", arguments: StoreBackend.all)
-    func checkpointsNeedTheLease(_ backend: StoreBackend) async throws {
+    /// a checkpoint is written only by the job's holder; a complete one removes the job
+    public static func checkpointsNeedTheLease(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2).sorted()
             _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
@@ -75,8 +74,8 @@ struct SettlementConformanceTests {
         }
     }
 
-    @Test("leases of jobs and claimed retries are renewed for their owner only", arguments: StoreBackend.all)
-    func renewLeases(_ backend: StoreBackend) async throws {
+    /// leases of jobs and claimed retries are renewed for their owner only
+    public static func renewLeases(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
@@ -92,8 +91,8 @@ struct SettlementConformanceTests {
         }
     }
 
-    @Test("members are read by id within the audience; subscribers by id", arguments: StoreBackend.all)
-    func readByID(_ backend: StoreBackend) async throws {
+    /// members are read by id within the audience; subscribers by id
+    public static func readByID(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 4).sorted()
             _ = try await store.subscribe(ids[0], to: event("e"), ignoreMessage: true, now: Clock.t0)

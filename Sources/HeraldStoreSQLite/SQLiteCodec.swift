@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldStore
 
 /// Conversions between the model types and SQLite rows and parameters.
 enum SQLiteCodec {

@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Deletes subscribers with everything §4.5 says goes with them, inside the caller's

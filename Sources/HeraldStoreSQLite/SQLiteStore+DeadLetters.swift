@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldStore
 
 extension SQLiteStore {
     /// Reads forward from the cursor by primary key, filtered.
