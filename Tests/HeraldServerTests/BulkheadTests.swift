@@ -23,6 +23,18 @@ import Testing
         return id
     }
 
+    /// Runs `body`, then `stop` (a simulator's), whether `body` threw or not.
+    func stopping<T>(_ stop: () async -> Void, _ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            await stop()
+            return result
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
     func statistics(_ herald: TestHerald, _ event: String) async throws -> [String: Any] {
         try #require(try Fixtures.json(try await herald.request(.GET, "/event/\(event)").body) as? [String: Any])
     }
@@ -30,8 +42,7 @@ import Testing
     @Test func webhooksAreServedWhileAPNsHangs() async throws {
         let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 600"])
         bed.simulator.setFaults(Self.hangingAPNs)
-        defer { Task { await bed.simulator.stop() } }
-        try await withReceiver { receiver in
+        try await stopping(bed.simulator.stop) { try await withReceiver { receiver in
             try await withHerald(yaml: bed.yaml(extra: Self.quickStop)) { herald in
                 for n in 0..<20 { _ = try await register(herald, proto: "apns", token: APNsTestBed.token(n), to: "news") }
                 _ = try await register(herald, proto: "http", token: receiver.url("/hook"), to: "news")
@@ -42,16 +53,15 @@ import Testing
                 #expect(bed.simulator.acceptedCount == 0, "no APNs request was answered: the webhook did not wait for them")
                 #expect(try await herald.application.store.counts().jobs == 1, "the APNs deliveries are still out")
             }
-        }
+        } }
     }
 
     @Test func apnsIsServedWhileAWebhookHangs() async throws {
         let bed = try await APNsTestBed.start()
-        defer { Task { await bed.simulator.stop() } }
         let silent = try SilentListener()
         defer { silent.close() }
         let yaml = bed.yaml(extra: Self.quickStop).replacingOccurrences(of: "    kind: http\n", with: "    kind: http\n    timeout: 600\n")
-        try await withHerald(yaml: yaml) { herald in
+        try await stopping(bed.simulator.stop) { try await withHerald(yaml: yaml) { herald in
             _ = try await register(herald, proto: "http", token: silent.url("/never"), to: "news")
             for n in 0..<10 { _ = try await register(herald, proto: "apns", token: APNsTestBed.token(n), to: "news") }
             #expect(try await herald.request(.POST, "/event/news", form: "msg=hello").status == 204)
@@ -60,14 +70,13 @@ import Testing
             try await eventually { (try await statistics(herald, "news")["delivered"] as? Int) == 10 }
             #expect((try await statistics(herald, "news")["failed"] as? Int) == 0)
             #expect(try await herald.application.store.counts().jobs == 1, "the webhook delivery is still out")
-        }
+        } }
     }
 
     @Test func anEventWithoutSubscribersOfAHungServiceIsNotQueuedBehindOne() async throws {
         let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 600"])
         bed.simulator.setFaults(Self.hangingAPNs)
-        defer { Task { await bed.simulator.stop() } }
-        try await withReceiver { receiver in
+        try await stopping(bed.simulator.stop) { try await withReceiver { receiver in
             // More publishes to the hung service than there are fan-out workers (concurrent_jobs: 2).
             try await withHerald(yaml: bed.yaml(extra: Self.quickStop + "  concurrent_jobs: 2\n")) { herald in
                 for n in 0..<6 {
@@ -83,18 +92,16 @@ import Testing
                 try await eventually { try await herald.application.store.counts().jobs == 6 }
                 #expect(bed.simulator.acceptedCount == 0)
             }
-        }
+        } }
     }
 
     @Test func fcmHangingDelaysNoWebhook() async throws {
         let directory = TestHerald.makeTemporaryDirectory()
         let authority = try SimulatorCertificateAuthority(directory: directory)
         let account = try FCMTestServiceAccount(projectID: "herald-test")
-        var configuration = FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority)
-        let simulator = FCMSimulator(configuration: configuration)
+        let simulator = FCMSimulator(configuration: FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority))
         _ = try await simulator.start()
         simulator.setFaults(FCMSimulator.Faults(hangRate: 1))
-        defer { Task { await simulator.stop() } }
         try account.write(to: directory + "/service-account.json", tokenURI: simulator.tokenURL!)
         let yaml = Self.quickStop + """
             providers:
@@ -107,7 +114,7 @@ import Testing
               http:
                 kind: http
             """
-        try await withReceiver { receiver in
+        try await stopping(simulator.stop) { try await withReceiver { receiver in
             try await withHerald(yaml: yaml) { herald in
                 for n in 0..<20 { _ = try await register(herald, proto: "gcm", token: String(repeating: "a", count: 40) + ":\(n)", to: "match") }
                 _ = try await register(herald, proto: "http", token: receiver.url("/hook"), to: "match")
@@ -117,7 +124,7 @@ import Testing
                 #expect(simulator.acceptedCount == 0)
                 #expect(try await herald.application.store.counts().jobs == 1, "the FCM deliveries are still out")
             }
-        }
+        } }
     }
 
     @Test func whatWaitedForAServiceThatWasDownArrivesOnceWhenItIsBack() async throws {
@@ -142,16 +149,17 @@ import Testing
 
             let back = APNsSimulator(configuration: bed.configuration)
             _ = try await back.start()
-            defer { Task { await back.stop() } }
-            try await eventually {
-                let counts = try await herald.application.store.counts()
-                return counts.jobs == 0 && counts.retries == 0
+            try await stopping(back.stop) {
+                try await eventually {
+                    let counts = try await herald.application.store.counts()
+                    return counts.jobs == 0 && counts.retries == 0
+                }
+                #expect(back.acceptedCount == 20, "each once")
+                #expect(Set(back.acceptedTokens()).count == 20)
+                #expect((try await statistics(herald, "news")["delivered"] as? Int) == 20)
+                #expect(try await herald.application.store.counts().deadLetters == 0)
+                #expect(try await herald.request(.GET, "/metrics").body.contains(#"herald_provider_up{provider="apns"} 1"#))
             }
-            #expect(back.acceptedCount == 20, "each once")
-            #expect(Set(back.acceptedTokens()).count == 20)
-            #expect((try await statistics(herald, "news")["delivered"] as? Int) == 20)
-            #expect(try await herald.application.store.counts().deadLetters == 0)
-            #expect(try await herald.request(.GET, "/metrics").body.contains(#"herald_provider_up{provider="apns"} 1"#))
         }
     }
 }
