@@ -56,6 +56,23 @@ import Testing
         } }
     }
 
+    @Test func webhooksAreServedWhileAPNsRefusesConnections() async throws {
+        // A ten-minute deadline: before the bulkheads, the webhook waited for the APNs requests'.
+        let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 600"])
+        await bed.simulator.stop()
+        try await withReceiver { receiver in
+            try await withHerald(yaml: bed.yaml(extra: Self.quickStop)) { herald in
+                for n in 0..<20 { _ = try await register(herald, proto: "apns", token: APNsTestBed.token(n), to: "news") }
+                _ = try await register(herald, proto: "http", token: receiver.url("/hook"), to: "news")
+                #expect(try await herald.request(.POST, "/event/news", form: "msg=hello").status == 204)
+
+                try await receiver.waitFor(count: 1)
+                try await eventually { (try await statistics(herald, "news")["delivered"] as? Int) == 1 }
+                #expect((try await statistics(herald, "news")["failed"] as? Int) == 0, "the APNs deliveries wait to be retried")
+            }
+        }
+    }
+
     @Test func apnsIsServedWhileAWebhookHangs() async throws {
         let bed = try await APNsTestBed.start()
         let silent = try SilentListener()
