@@ -26,20 +26,11 @@ import Testing
     }
 
     @Test func everySimulatedKindReceivesABroadcast() async throws {
-        let directory = TestHerald.makeTemporaryDirectory()
-        let config = directory + "/simulated.yml"
-        let simulate = try HeraldProcess.spawn(
-            ["simulate", "--config-out", config, "--directory", directory + "/sim",
-             "--apns-port", "0", "--fcm-port", "0", "--web-push-port", "0", "--wns-port", "0", "--mpns-port", "0",
-             "--gcm-legacy-port", "0"],
-            directory: directory)
+        let server = try await SimulatedServer.start(
+            ["--apns-port", "0", "--fcm-port", "0", "--web-push-port", "0", "--wns-port", "0", "--mpns-port", "0",
+             "--gcm-legacy-port", "0"])
+        let (directory, simulate, base) = (server.directory, server.simulate, server.base)
         defer { simulate.signal(SIGTERM) }
-        try await eventually(limit: .seconds(60)) {
-            (try? String(contentsOfFile: config, encoding: .utf8))?.contains("kind: http") == true
-        }
-        let port = try HeraldProcess.freePort()
-        let herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
-        let base = "http://127.0.0.1:\(port)"
         let apnsToken = String(repeating: "ab", count: 32)
         #expect(try await post(base + "/subscribers", form: "proto=apns&token=\(apnsToken)").status == 201)
         #expect(try await post(base + "/subscribers", form: "proto=gcm&token=\(String(repeating: "f", count: 64))").status == 201)
@@ -60,9 +51,6 @@ import Testing
                 "apns: 1 accepted of 1, fcm: 1 accepted of 1, webpush: 1 accepted of 1, wns: 1 accepted of 1, "
                     + "mpns: 1 accepted of 1, gcm-legacy: 1 delivered in 1 requests")
         }
-        herald.signal(SIGTERM)
-        #expect(await herald.waitForExit() == 0)
-        simulate.signal(SIGTERM)
-        #expect(await simulate.waitForExit() == 0)
+        #expect(await server.stop())
     }
 }

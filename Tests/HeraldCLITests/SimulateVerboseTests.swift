@@ -11,30 +11,16 @@ import Testing
     /// broadcast to one APNs subscriber, waits until the simulator's periodic summary counts it, and returns the
     /// simulator's standard error.
     func simulatorLogAfterOneAPNsDelivery(verbose: Bool) async throws -> String {
-        let directory = TestHerald.makeTemporaryDirectory()
-        let config = directory + "/simulated.yml"
-        let simulate = try HeraldProcess.spawn(
-            ["simulate", "apns", "--config-out", config, "--directory", directory + "/sim", "--apns-port", "0"]
-                + (verbose ? ["--verbose"] : []),
-            directory: directory)
-        defer { simulate.signal(SIGTERM) }
-        try await eventually(limit: .seconds(60)) {
-            (try? String(contentsOfFile: config, encoding: .utf8))?.contains("kind: http") == true
-        }
-        let port = try HeraldProcess.freePort()
-        let herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
-        let base = "http://127.0.0.1:\(port)"
+        let server = try await SimulatedServer.start(["apns", "--apns-port", "0"] + (verbose ? ["--verbose"] : []))
+        defer { server.simulate.signal(SIGTERM) }
         let commands = SimulateCommandTests()
-        let registered = try await commands.post(base + "/subscribers", form: "proto=apns&token=\(Self.apnsToken)")
+        let registered = try await commands.post(server.base + "/subscribers", form: "proto=apns&token=\(Self.apnsToken)")
         #expect(registered.status == 201)
-        #expect(try await commands.post(base + "/event/broadcast", form: "msg=Hello+verbose+world").status == 204)
+        #expect(try await commands.post(server.base + "/event/broadcast", form: "msg=Hello+verbose+world").status == 204)
         // The summary is logged after the request was accepted, so a payload line would be there before it.
-        try await eventually(limit: .seconds(60)) { simulate.log.contains("apns: 1 accepted of 1") }
-        herald.signal(SIGTERM)
-        #expect(await herald.waitForExit() == 0)
-        simulate.signal(SIGTERM)
-        #expect(await simulate.waitForExit() == 0)
-        return simulate.log
+        try await eventually(limit: .seconds(60)) { server.simulate.log.contains("apns: 1 accepted of 1") }
+        #expect(await server.stop())
+        return server.simulate.log
     }
 
     @Test func verboseLogsTheAcceptedAPNsPayload() async throws {
@@ -54,20 +40,11 @@ import Testing
 
     /// Every simulator `simulate` runs goes through the same hook: one line each, token shortened, payload shown.
     @Test func verboseLogsOneLineForEverySimulatedKind() async throws {
-        let directory = TestHerald.makeTemporaryDirectory()
-        let config = directory + "/simulated.yml"
-        let simulate = try HeraldProcess.spawn(
-            ["simulate", "--config-out", config, "--directory", directory + "/sim", "--verbose",
-             "--apns-port", "0", "--fcm-port", "0", "--web-push-port", "0", "--wns-port", "0", "--mpns-port", "0",
-             "--gcm-legacy-port", "0"],
-            directory: directory)
+        let server = try await SimulatedServer.start(
+            ["--verbose", "--apns-port", "0", "--fcm-port", "0", "--web-push-port", "0", "--wns-port", "0", "--mpns-port", "0",
+             "--gcm-legacy-port", "0"])
+        let (directory, simulate, base) = (server.directory, server.simulate, server.base)
         defer { simulate.signal(SIGTERM) }
-        try await eventually(limit: .seconds(60)) {
-            (try? String(contentsOfFile: config, encoding: .utf8))?.contains("kind: http") == true
-        }
-        let port = try HeraldProcess.freePort()
-        let herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
-        let base = "http://127.0.0.1:\(port)"
         let commands = SimulateCommandTests()
         func register(form: String? = nil, json: String? = nil) async throws -> Int {
             try await commands.post(base + "/subscribers", form: form, json: json).status
@@ -92,10 +69,7 @@ import Testing
                 "apns: 1 accepted of 1, fcm: 1 accepted of 1, webpush: 1 accepted of 1, wns: 1 accepted of 1, "
                     + "mpns: 1 accepted of 1, gcm-legacy: 1 delivered in 1 requests")
         }
-        herald.signal(SIGTERM)
-        #expect(await herald.waitForExit() == 0)
-        simulate.signal(SIGTERM)
-        #expect(await simulate.waitForExit() == 0)
+        #expect(await server.stop())
 
         let log = simulate.log
         let lines = log.split(separator: "\n").filter { $0.contains("Hello verbose world") }
