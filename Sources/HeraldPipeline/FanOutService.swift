@@ -68,9 +68,19 @@ public struct FanOutService: Service, CustomStringConvertible {
     /// Hands the job's audience over: first what a previous worker left unanswered, then every
     /// page after the cursor.
     private func handOver(_ job: PublishJob) async throws {
-        let tracker = JobTracker(job: job, inFlight: policy.inFlight)
+        let pageSize = min(policy.batchSize, max(1, policy.inFlight))
+        // What the last checkpoint left unanswered: a range is read before tracking starts (it
+        // is about a window's worth); a list is read page by page below.
+        var listed: [SubscriberID] = []
+        var inRange: [AudienceMember] = []
+        switch job.pending {
+        case .listed(let ids):
+            listed = ids
+        case .range(let after, let except):
+            inRange = try await members(of: job, after: after, except: Set(except), pageSize: pageSize)
+        }
+        let tracker = JobTracker(job: job, resent: listed + inRange.map(\.subscriber.id), inFlight: policy.inFlight)
         engine.settler.track(tracker)
-        let pageSize = min(policy.batchSize, tracker.window.capacity)
         let warned = Mutex<Set<String>>([])
         let deliver: @Sendable ([AudienceMember]) async -> Void = { [engine, logger] page in
             for name in await engine.deliverPage(page, of: tracker) where warned.withLock({ $0.insert(name).inserted }) {
@@ -80,10 +90,17 @@ public struct FanOutService: Service, CustomStringConvertible {
             }
         }
 
-        var resend = job.pending[...]
-        while !resend.isEmpty && !tracker.leaseLost {
-            let ids = Array(resend.prefix(pageSize))
-            resend = resend.dropFirst(ids.count)
+        var resendRange = inRange[...]
+        while !resendRange.isEmpty && !tracker.leaseLost {
+            let page = Array(resendRange.prefix(pageSize))
+            resendRange = resendRange.dropFirst(page.count)
+            try await tracker.window.acquire(page.count)
+            engine.tasks.submit { await deliver(page) }
+        }
+        var resendListed = listed[...]
+        while !resendListed.isEmpty && !tracker.leaseLost {
+            let ids = Array(resendListed.prefix(pageSize))
+            resendListed = resendListed.dropFirst(ids.count)
             try await tracker.window.acquire(ids.count)
             let members = try await persistently { try await store.members(of: job, among: ids) }
             let found = Set(members.map(\.subscriber.id))
@@ -112,6 +129,22 @@ public struct FanOutService: Service, CustomStringConvertible {
         tracker.finishReading()
         engine.settler.wake()
         logger.debug("publish handed over", metadata: ["job": "\(job.id)", "event": "\(job.notification.event)"])
+    }
+
+    /// The audience members after `after` up to the job's cursor, except `except`: the unanswered
+    /// members of a checkpoint written as a range.
+    private func members(of job: PublishJob, after: SubscriberID?, except: Set<SubscriberID>, pageSize: Int) async throws -> [AudienceMember] {
+        guard let end = job.cursor else { return [] }
+        var members: [AudienceMember] = []
+        var position = after
+        while true {
+            let page = try await persistently { [position] in try await store.audience(of: job, after: position, limit: pageSize) }
+            for member in page where member.subscriber.id <= end && !except.contains(member.subscriber.id) {
+                members.append(member)
+            }
+            guard let last = page.last?.subscriber.id, last < end, page.count == pageSize else { return members }
+            position = last
+        }
     }
 
     /// Runs a read until it succeeds: the job's deliveries in flight keep its lease alive, so a

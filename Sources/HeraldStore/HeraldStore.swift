@@ -182,12 +182,12 @@ public struct PublishJob: Sendable, Equatable {
     /// The last member handed to a provider before the job was last checkpointed; the next page starts after it.
     public var cursor: SubscriberID?
     /// Members up to ``cursor`` whose outcome was not recorded at the last checkpoint: sent again on resuming.
-    public var pending: [SubscriberID]
+    public var pending: PendingMembers
 
     /// Creates a job.
     public init(
         id: Int64, audience: PublishAudience, notification: PublishedEvent, publishedAt: Int64, cursor: SubscriberID? = nil,
-        pending: [SubscriberID] = []
+        pending: PendingMembers = .none
     ) {
         self.id = id
         self.audience = audience

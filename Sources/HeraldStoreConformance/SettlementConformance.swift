@@ -27,7 +27,7 @@ public enum SettlementConformance {
             settlement.rescheduledRetries = [RetryReschedule(id: claimed[0].id, attempts: 3, dueAt: 7_000, lastReason: "again")]
             settlement.finishedRetries = [claimed[1].id]
             settlement.jobs = [JobCheckpoint(
-                jobID: job.id, lease: Lease(owner: "worker-a", expiresAt: 20_000), cursor: ids[4], pending: [ids[2]], complete: false)]
+                jobID: job.id, lease: Lease(owner: "worker-a", expiresAt: 20_000), cursor: ids[4], pending: .listed([ids[2]]), complete: false)]
             let summary = try await store.settle(settlement, maxFailures: 5, now: Clock.t0 + 1)
 
             #expect(summary.unregistered.map(\.id) == [ids[1]])
@@ -47,7 +47,29 @@ public enum SettlementConformance {
             // A later claim of the job (its lease expired) resumes from the checkpoint.
             let resumed = try #require(try await store.claimJobs(limit: 1, lease: Lease(owner: "worker-b", expiresAt: 90_000), nowMillis: 25_000).first)
             #expect(resumed.cursor == ids[4])
-            #expect(resumed.pending == [ids[2]])
+            #expect(resumed.pending == .listed([ids[2]]))
+        }
+    }
+
+    /// pending members written as a range or as none come back as written
+    public static func pendingFormsRoundTrip(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 4).sorted()
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            let job = try await claimOnlyJob(store, owner: "worker-a")
+            // Each form is written by the job's holder, then read back by the worker taking the job over.
+            var holder = Lease(owner: "worker-a", expiresAt: 10_000)
+            let forms: [PendingMembers] = [.range(after: ids[0], except: [ids[2]]), .range(after: nil, except: []), .none, .listed([ids[1]])]
+            for (round, pending) in forms.enumerated() {
+                var settlement = Settlement()
+                settlement.jobs = [JobCheckpoint(jobID: job.id, lease: holder, cursor: ids[3], pending: pending, complete: false)]
+                #expect(try await store.settle(settlement, maxFailures: 5, now: Clock.t0).lostJobs.isEmpty)
+                let next = Lease(owner: "worker-\(round)", expiresAt: holder.expiresAt + 20_000)
+                let resumed = try #require(try await store.claimJobs(limit: 1, lease: next, nowMillis: holder.expiresAt + 1).first)
+                #expect(resumed.pending == pending)
+                #expect(resumed.cursor == ids[3])
+                holder = next
+            }
         }
     }
 
@@ -60,14 +82,14 @@ public enum SettlementConformance {
 
             var stale = Settlement()
             stale.records = [DeliveryRecord(subscriberID: ids[0], proto: "apns", token: "t", statisticsEvent: .broadcast, effect: .delivered)]
-            stale.jobs = [JobCheckpoint(jobID: job.id, lease: Lease(owner: "worker-b", expiresAt: 20_000), cursor: ids[1], pending: [], complete: true)]
+            stale.jobs = [JobCheckpoint(jobID: job.id, lease: Lease(owner: "worker-b", expiresAt: 20_000), cursor: ids[1], pending: .none, complete: true)]
             let summary = try await store.settle(stale, maxFailures: 5, now: Clock.t0)
             #expect(summary.lostJobs == [job.id])
             #expect(try await store.backlog().jobs == 1, "another worker's checkpoint changed nothing")
             #expect(try await store.statistics(of: .broadcast)?.delivered == 1, "the outcomes themselves are recorded")
 
             var mine = Settlement()
-            mine.jobs = [JobCheckpoint(jobID: job.id, lease: Lease(owner: "worker-a", expiresAt: 20_000), cursor: ids[1], pending: [], complete: true)]
+            mine.jobs = [JobCheckpoint(jobID: job.id, lease: Lease(owner: "worker-a", expiresAt: 20_000), cursor: ids[1], pending: .none, complete: true)]
             #expect(try await store.settle(mine, maxFailures: 5, now: Clock.t0).lostJobs.isEmpty)
             #expect(try await store.backlog().jobs == 0)
             #expect(try await store.settle(Settlement(), maxFailures: 5, now: Clock.t0) == SettlementSummary())

@@ -179,20 +179,14 @@ extension SQLiteStore {
             throw StoreError.corruptRow("publish_jobs \(id): unknown audience \(kind)")
         }
         let cursor: String? = row[5]
-        let pending: String? = row[6]
-        let pendingIDs = try pending.map { text -> [SubscriberID] in
-            guard let ids = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String] else {
-                throw StoreError.corruptRow("publish_jobs \(id): pending is not a list of ids")
-            }
-            return ids.map(SubscriberID.init(rawValue:))
-        } ?? []
+        let pending = try SQLiteCodec.pendingMembers(row[6], jobID: id)
         return PublishJob(
             id: id,
             audience: audience,
             notification: try SQLiteCodec.notification(row[3], table: "publish_jobs", id: id),
             publishedAt: row[4],
             cursor: cursor.map(SubscriberID.init(rawValue:)),
-            pending: pendingIDs
+            pending: pending
         )
     }
 }

@@ -38,7 +38,7 @@ extension SQLiteStore {
                 if job.complete {
                     try delete.execute(arguments: [job.jobID, job.lease.owner])
                 } else {
-                    let pending = job.pending.isEmpty ? nil : try SQLiteCodec.jsonArray(job.pending.lazy.map(\.rawValue))
+                    let pending = try SQLiteCodec.pendingText(job.pending)
                     try update.execute(arguments: [job.cursor?.rawValue, pending, job.lease.expiresAt, job.jobID, job.lease.owner])
                 }
                 if db.changesCount == 0 { summary.lostJobs.append(job.jobID) }

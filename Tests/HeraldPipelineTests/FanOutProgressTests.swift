@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStore
 import Testing
 
 @testable import HeraldPipeline
@@ -6,6 +7,16 @@ import Testing
 @Suite struct FanOutProgressTests {
     func ids(_ numbers: ClosedRange<Int>) -> [SubscriberID] {
         numbers.map { SubscriberID(rawValue: String(format: "s%04d", $0)) }
+    }
+
+    /// The members a checkpoint says are pending, given the audience `all` (ascending).
+    func resolve(_ pending: PendingMembers, cursor: SubscriberID?, in all: [SubscriberID]) -> Set<SubscriberID> {
+        switch pending {
+        case .listed(let ids):
+            return Set(ids)
+        case .range(let after, let except):
+            return Set(all.filter { id in (after.map { id > $0 } ?? true) && cursor.map { id <= $0 } ?? false && !except.contains(id) })
+        }
     }
 
     @Test func aSlowDeliveryKeepsOnlyItselfPendingWhileTheCursorMovesOn() {
@@ -19,8 +30,31 @@ import Testing
         for id in second { progress.settle(id) }
         let checkpoint = progress.checkpoint()
         #expect(checkpoint.cursor == second[2])
-        #expect(checkpoint.pending == [first[1]])
+        #expect(resolve(checkpoint.pending, cursor: checkpoint.cursor, in: ids(1...9)) == [first[1]])
         #expect(!checkpoint.complete)
+    }
+
+    @Test func answersInOrderAreWrittenAsARangeWithTheFewOutOfOrder() {
+        var progress = FanOutProgress(cursor: nil, pending: [])
+        let page = ids(1...100)
+        progress.handOver(page, through: page[99])
+        for id in page[0..<40] { progress.settle(id) }
+        progress.settle(page[60])
+        let checkpoint = progress.checkpoint()
+        #expect(checkpoint.pending == .range(after: page[39], except: [page[60]]), "one id written where 59 are pending")
+        #expect(resolve(checkpoint.pending, cursor: checkpoint.cursor, in: ids(1...200)) == Set(page[40..<100]).subtracting([page[60]]))
+    }
+
+    @Test func manyOutOfOrderAnswersAreWrittenAsAList() {
+        var progress = FanOutProgress(cursor: nil, pending: [])
+        let page = ids(1...10)
+        progress.handOver(page, through: page[9])
+        for id in page[1...] where id != page[5] { progress.settle(id) }
+        guard case .listed(let listed) = progress.checkpoint().pending else {
+            Issue.record("two pending among eight answered out of order are shorter as a list")
+            return
+        }
+        #expect(Set(listed) == [page[0], page[5]])
     }
 
     @Test func completeOnlyOnceEveryPageIsReadAndEveryOutcomeSettled() {
@@ -32,18 +66,26 @@ import Testing
         progress.settle(page[0])
         progress.settle(page[1])
         #expect(progress.isComplete)
-        #expect(progress.checkpoint().complete)
+        let checkpoint = progress.checkpoint()
+        #expect(checkpoint.complete)
+        #expect(checkpoint.pending.isEmpty)
     }
 
-    @Test func resumingKeepsThePreviousPendingUntilSettled() {
+    @Test func resumingKeepsThePreviousPendingUntilSettledAndListsThem() {
         let previous = ids(1...2)
-        var progress = FanOutProgress(cursor: SubscriberID(rawValue: "s0009"), pending: previous)
-        #expect(Set(progress.checkpoint().pending) == Set(previous))
+        let resumedAt = SubscriberID(rawValue: "s0009")
+        var progress = FanOutProgress(cursor: resumedAt, pending: previous)
+        #expect(resolve(progress.checkpoint().pending, cursor: resumedAt, in: ids(1...20)) == Set(previous))
+        let page = ids(10...12)
+        progress.handOver(page, through: page[2])
         progress.settle(previous[1])
         #expect(progress.changed)
         let checkpoint = progress.checkpoint()
-        #expect(checkpoint.pending == [previous[0]])
-        #expect(checkpoint.cursor == SubscriberID(rawValue: "s0009"), "resending does not move the cursor")
+        #expect(resolve(checkpoint.pending, cursor: checkpoint.cursor, in: ids(1...20)) == Set([previous[0]] + page))
+        progress.settle(previous[0])
+        progress.settle(page[0])
+        let later = progress.checkpoint()
+        #expect(later.pending == .range(after: page[0], except: []), "once the inherited ones are settled, a range")
         #expect(!progress.changed, "a checkpoint marks the progress written")
     }
 

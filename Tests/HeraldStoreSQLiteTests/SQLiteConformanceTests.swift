@@ -157,6 +157,8 @@ struct DeadLetterConformanceTests {
 struct SettlementConformanceTests {
     @Test("one settlement records outcomes, schedules, reschedules and ends retries, and checkpoints its job")
     func settleEverything() async throws { try await SettlementConformance.settleEverything(backend) }
+    @Test("pending members written as a range or as none come back as written")
+    func pendingFormsRoundTrip() async throws { try await SettlementConformance.pendingFormsRoundTrip(backend) }
     @Test("a checkpoint is written only by the job's holder; a complete one removes the job")
     func checkpointsNeedTheLease() async throws { try await SettlementConformance.checkpointsNeedTheLease(backend) }
     @Test("leases of jobs and claimed retries are renewed for their owner only")

@@ -20,11 +20,12 @@ final class JobTracker: Sendable {
         var leaseLost = false
     }
 
-    /// Starts tracking a claimed job with a window of `inFlight` deliveries.
-    init(job: PublishJob, inFlight: Int) {
+    /// Starts tracking a claimed job with a window of `inFlight` deliveries; `resent` are the
+    /// members its last checkpoint left unanswered.
+    init(job: PublishJob, resent: [SubscriberID], inFlight: Int) {
         self.job = job
         self.window = AsyncSemaphore(capacity: inFlight)
-        self.state = Mutex(State(progress: FanOutProgress(cursor: job.cursor, pending: job.pending)))
+        self.state = Mutex(State(progress: FanOutProgress(cursor: job.cursor, pending: resent)))
     }
 
     /// Whether another worker holds the job now: this one stops handing pages over.

@@ -65,13 +65,13 @@ public struct JobCheckpoint: Sendable, Equatable {
     public var lease: Lease
     /// The last member handed to a provider.
     public var cursor: SubscriberID?
-    /// Members up to ``cursor`` whose outcome is not recorded yet, in any order.
-    public var pending: [SubscriberID]
+    /// Members up to ``cursor`` whose outcome is not recorded yet.
+    public var pending: PendingMembers
     /// Whether the job is finished (its audience exhausted, nothing pending): it is removed.
     public var complete: Bool
 
     /// Creates a checkpoint.
-    public init(jobID: Int64, lease: Lease, cursor: SubscriberID?, pending: [SubscriberID], complete: Bool) {
+    public init(jobID: Int64, lease: Lease, cursor: SubscriberID?, pending: PendingMembers, complete: Bool) {
         self.jobID = jobID
         self.lease = lease
         self.cursor = cursor
