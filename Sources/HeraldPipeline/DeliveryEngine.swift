@@ -14,6 +14,8 @@ public struct DeliveryEngine: Sendable {
     let policy: DeliveryPolicy
     let logger: Logger
     let metrics: PipelineMetrics
+    /// The clock every part of the pipeline reads.
+    public let clock: WallClock
     let nowMillis: @Sendable () -> Int64
     let bulkheads: ProviderBulkheads
     /// Records outcomes in group commits; a service of its own.
@@ -32,7 +34,7 @@ public struct DeliveryEngine: Sendable {
         logger: Logger,
         retryWakeUp: WakeUpSignal = WakeUpSignal(),
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
-        nowMillis: @escaping @Sendable () -> Int64 = { Clock.nowMillis() }
+        clock: WallClock = .system
     ) {
         self.store = store
         self.providers = providers
@@ -40,6 +42,8 @@ public struct DeliveryEngine: Sendable {
         self.logger = logger
         let metrics = PipelineMetrics(providerNames: Array(providers.byName.keys), factory: metricsFactory)
         self.metrics = metrics
+        self.clock = clock
+        let nowMillis: @Sendable () -> Int64 = { clock.nowMillis() }
         self.nowMillis = nowMillis
         self.retryWakeUp = retryWakeUp
         self.bulkheads = ProviderBulkheads(limits: policy.bulkheadLimits(for: providers), logger: logger, factory: metricsFactory)

@@ -50,8 +50,8 @@ public struct FanOutService: Service, CustomStringConvertible {
     private func workerLoop(_ worker: Int) async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let lease = Lease(owner: owner, expiresAt: Clock.nowMillis() + policy.leaseDuration.milliseconds)
-                if let job = try await store.claimJobs(limit: 1, lease: lease, nowMillis: Clock.nowMillis()).first {
+                let lease = Lease(owner: owner, expiresAt: engine.clock.nowMillis() + policy.leaseDuration.milliseconds)
+                if let job = try await store.claimJobs(limit: 1, lease: lease, nowMillis: engine.clock.nowMillis()).first {
                     try await cancelWhenGracefulShutdown { try await handOver(job) }
                 } else {
                     await cancelWhenGracefulShutdown { await wakeUp.wait(timeout: policy.pollInterval) }

@@ -10,12 +10,14 @@ public struct PruneService: Service, CustomStringConvertible {
     private let store: any HeraldStore
     private let policy: DeliveryPolicy
     private let logger: Logger
+    private let clock: WallClock
 
     /// Creates the service.
-    public init(store: any HeraldStore, policy: DeliveryPolicy, logger: Logger) {
+    public init(store: any HeraldStore, policy: DeliveryPolicy, logger: Logger, clock: WallClock = .system) {
         self.store = store
         self.policy = policy
         self.logger = logger
+        self.clock = clock
     }
 
     public func run() async throws {
@@ -32,7 +34,7 @@ public struct PruneService: Service, CustomStringConvertible {
 
     /// One pass: each table pruned in its own transaction (a failure is logged and tried next time).
     func pruneOnce() async {
-        let now = Clock.nowMillis() / 1000
+        let now = clock.nowSeconds()
         do {
             if let retention = policy.deadLetterRetention {
                 let removed = try await store.pruneDeadLetters(before: now - retention.milliseconds / 1000)

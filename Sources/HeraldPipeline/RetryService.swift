@@ -39,7 +39,7 @@ public struct RetryService: Service, CustomStringConvertible {
                 try await cancelWhenGracefulShutdown { try await window.acquire(1) }
                 slots = 1
                 while slots < claimLimit && window.tryAcquire(1) { slots += 1 }
-                let now = Clock.nowMillis()
+                let now = engine.clock.nowMillis()
                 let lease = Lease(owner: owner, expiresAt: now + policy.leaseDuration.milliseconds)
                 let due = try await store.claimDueRetries(limit: slots, lease: lease, nowMillis: now)
                 window.release(slots - due.count)
@@ -50,7 +50,7 @@ public struct RetryService: Service, CustomStringConvertible {
                 }
                 var wait = policy.pollInterval
                 if let next = try await store.nextRetryDue() {
-                    let until = Duration.milliseconds(max(0, next - Clock.nowMillis()))
+                    let until = Duration.milliseconds(max(0, next - engine.clock.nowMillis()))
                     if until < wait { wait = until }
                 }
                 if wait > .zero {

@@ -10,13 +10,13 @@ public enum DeadLetterConformance {
     ) -> DeliveryRecord {
         DeliveryRecord(
             subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token, statisticsEvent: event("sport"), effect: effect,
-            deadLetter: DeadLetterContent(notification: notification, silent: false, badge: 3, attempts: attempts, publishedAt: Clock.t0 - 10))
+            deadLetter: DeadLetterContent(notification: notification, silent: false, badge: 3, attempts: attempts, publishedAt: TestTime.t0 - 10))
     }
 
     private static func subscribers(_ store: any HeraldStore, count: Int, proto: String = "apns") async throws -> [Subscriber] {
         var result: [Subscriber] = []
         for n in 0..<count {
-            result.append(try await store.register(apns(n, proto: proto), now: Clock.t0).subscriber)
+            result.append(try await store.register(apns(n, proto: proto), now: TestTime.t0).subscriber)
         }
         return result
     }
@@ -31,16 +31,16 @@ public enum DeadLetterConformance {
                 failure(s[2], .delivered),
                 failure(s[3], .deadToken(reason: "BadDeviceToken", status: 400, invalidSince: nil)),
                 DeliveryRecord(subscriberID: s[2].id, proto: "apns", token: s[2].token, statisticsEvent: nil, effect: .failed(reason: "x", status: nil)),
-            ], maxFailures: 5, now: Clock.t0)
+            ], maxFailures: 5, now: TestTime.t0)
             let letters = try await store.deadLetters(matching: DeadLetterFilter(), after: nil, limit: 100)
             #expect(letters.map(\.subscriberID) == [s[0].id, s[1].id])
             #expect(letters.map(\.reason) == ["PayloadTooLarge", "Forbidden"])
             #expect(letters.map(\.status) == [413, 403])
             let first = try #require(letters.first)
-            #expect(first.time == Clock.t0)
+            #expect(first.time == TestTime.t0)
             #expect(first.token == s[0].token)
             #expect(first.statisticsEvent == event("sport"))
-            #expect(first.content == DeadLetterContent(notification: sampleNotification(), silent: false, badge: 3, attempts: 5, publishedAt: Clock.t0 - 10))
+            #expect(first.content == DeadLetterContent(notification: sampleNotification(), silent: false, badge: 3, attempts: 5, publishedAt: TestTime.t0 - 10))
             #expect(try await store.counts().deadLetters == 2)
         }
     }
@@ -73,26 +73,26 @@ public enum DeadLetterConformance {
     public static func replay(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 3)
-            _ = try await store.record(s.map { failure($0, .failed(reason: "InternalServerError", status: 500)) }, maxFailures: 5, now: Clock.t0)
+            _ = try await store.record(s.map { failure($0, .failed(reason: "InternalServerError", status: 500)) }, maxFailures: 5, now: TestTime.t0)
             #expect(try await store.deleteSubscriber(s[2].id))
 
-            let result = try await store.replayDeadLetters(matching: DeadLetterFilter(), limit: 100, nowMillis: Clock.t0 * 1000)
+            let result = try await store.replayDeadLetters(matching: DeadLetterFilter(), limit: 100, nowMillis: TestTime.t0 * 1000)
             #expect(result == DeadLetterReplay(replayed: 2, orphaned: 1))
             let remaining = try await store.deadLetters(matching: DeadLetterFilter(), after: nil, limit: 100)
             #expect(remaining.map(\.subscriberID) == [s[2].id])
 
-            let retries = try await store.claimDueRetries(limit: 10, lease: Lease(owner: "w", expiresAt: Clock.t0 * 1000 + 30_000), nowMillis: Clock.t0 * 1000)
+            let retries = try await store.claimDueRetries(limit: 10, lease: Lease(owner: "w", expiresAt: TestTime.t0 * 1000 + 30_000), nowMillis: TestTime.t0 * 1000)
             #expect(Set(retries.map(\.subscriberID)) == [s[0].id, s[1].id])
             for entry in retries {
                 #expect(entry.attempts == 0)
                 #expect(entry.notification == sampleNotification())
                 #expect(entry.badge == 3)
-                #expect(entry.publishedAt == Clock.t0 - 10)
+                #expect(entry.publishedAt == TestTime.t0 - 10)
                 #expect(entry.statisticsEvent == event("sport"))
                 #expect(entry.lastReason == "InternalServerError")
             }
             // A second replay of the same selection finds nothing new to send.
-            #expect(try await store.replayDeadLetters(matching: DeadLetterFilter(), limit: 100, nowMillis: Clock.t0 * 1000).replayed == 0)
+            #expect(try await store.replayDeadLetters(matching: DeadLetterFilter(), limit: 100, nowMillis: TestTime.t0 * 1000).replayed == 0)
         }
     }
 
@@ -100,7 +100,7 @@ public enum DeadLetterConformance {
     public static func limits(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 5)
-            _ = try await store.record(s.map { failure($0, .failed(reason: "r", status: nil)) }, maxFailures: 5, now: Clock.t0)
+            _ = try await store.record(s.map { failure($0, .failed(reason: "r", status: nil)) }, maxFailures: 5, now: TestTime.t0)
             #expect(try await store.replayDeadLetters(matching: DeadLetterFilter(proto: "other"), limit: 10, nowMillis: 0).replayed == 0)
             #expect(try await store.replayDeadLetters(matching: DeadLetterFilter(), limit: 2, nowMillis: 0).replayed == 2)
             #expect(try await store.deleteDeadLetters(matching: DeadLetterFilter(), limit: 2) == 2)
@@ -127,10 +127,10 @@ public enum DeadLetterConformance {
     public static func releaseLeases(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let s = try await subscribers(store, count: 1)
-            _ = try await store.subscribe(s[0].id, to: event("sport"), ignoreMessage: false, now: Clock.t0)
-            _ = try await store.enqueue(.subscribers(event("sport")), notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.subscribe(s[0].id, to: event("sport"), ignoreMessage: false, now: TestTime.t0)
+            _ = try await store.enqueue(.subscribers(event("sport")), notification: sampleNotification(), now: TestTime.t0)
             try await store.scheduleRetries([retry(s[0].id, dueAt: 0)])
-            let now = Clock.t0 * 1000
+            let now = TestTime.t0 * 1000
             let held = Lease(owner: "a", expiresAt: now + 60_000)
             #expect(try await store.claimJobs(limit: 1, lease: held, nowMillis: now).count == 1)
             #expect(try await store.claimDueRetries(limit: 1, lease: held, nowMillis: now).count == 1)

@@ -7,15 +7,15 @@ public enum PublishQueueConformance {
     /// enqueue stores a job only for a non-empty audience, ids increasing
     public static func enqueue(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            #expect(try await store.enqueue(.subscribers(event("e")), notification: sampleNotification(), now: Clock.t0) == .noAudience)
-            #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0) == .noAudience)
+            #expect(try await store.enqueue(.subscribers(event("e")), notification: sampleNotification(), now: TestTime.t0) == .noAudience)
+            #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0) == .noAudience)
             #expect(try await store.backlog() == Backlog(jobs: 0, retries: 0))
 
-            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
-            _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: Clock.t0)
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
+            _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: TestTime.t0)
             var jobIDs: [Int64] = []
             for audience in [PublishAudience.subscribers(event("e")), .broadcast, .unicast(id), .test(id)] {
-                guard case .queued(let jobID) = try await store.enqueue(audience, notification: sampleNotification(), now: Clock.t0) else {
+                guard case .queued(let jobID) = try await store.enqueue(audience, notification: sampleNotification(), now: TestTime.t0) else {
                     Issue.record("\(audience) was not queued")
                     return
                 }
@@ -30,18 +30,18 @@ public enum PublishQueueConformance {
     /// claimed jobs round-trip and are claimed oldest first, once
     public static func claimJobs(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
-            _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: Clock.t0)
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
+            _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: TestTime.t0)
             let audiences: [PublishAudience] = [.subscribers(event("e")), .broadcast, .unicast(id), .test(id)]
             for (offset, audience) in audiences.enumerated() {
-                _ = try await store.enqueue(audience, notification: sampleNotification("n\(offset)"), now: Clock.t0 + Int64(offset))
+                _ = try await store.enqueue(audience, notification: sampleNotification("n\(offset)"), now: TestTime.t0 + Int64(offset))
             }
 
             let a = Lease(owner: "worker-a", expiresAt: 60_000)
             let first = try await store.claimJobs(limit: 3, lease: a, nowMillis: 1_000)
             #expect(first.map(\.audience) == Array(audiences.prefix(3)))
             #expect(first.map(\.notification) == (0..<3).map { sampleNotification("n\($0)") })
-            #expect(first.map(\.publishedAt) == [Clock.t0, Clock.t0 + 1, Clock.t0 + 2])
+            #expect(first.map(\.publishedAt) == [TestTime.t0, TestTime.t0 + 1, TestTime.t0 + 2])
             #expect(first.allSatisfy { $0.cursor == nil })
             #expect(first.map(\.id) == first.map(\.id).sorted())
 
@@ -57,7 +57,7 @@ public enum PublishQueueConformance {
     public static func leaseExpiry(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 3).sorted()
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             let job = try #require(try await store.claimJobs(limit: 1, lease: Lease(owner: "a", expiresAt: 5_000), nowMillis: 1_000).first)
 
             #expect(try await store.checkpoint(jobID: job.id, cursor: ids[0], lease: Lease(owner: "a", expiresAt: 10_000)))
@@ -89,13 +89,13 @@ public enum PublishQueueConformance {
             var silent: [SubscriberID: Bool] = [:]
             for (index, id) in ids.prefix(1_234).enumerated() {
                 silent[id] = index % 3 == 0
-                _ = try await store.subscribe(id, to: event("big"), ignoreMessage: index % 3 == 0, now: Clock.t0)
+                _ = try await store.subscribe(id, to: event("big"), ignoreMessage: index % 3 == 0, now: TestTime.t0)
             }
             // Subscribed elsewhere only: never part of the audience.
             for id in ids.suffix(66) {
-                _ = try await store.subscribe(id, to: event("other"), ignoreMessage: false, now: Clock.t0)
+                _ = try await store.subscribe(id, to: event("other"), ignoreMessage: false, now: TestTime.t0)
             }
-            _ = try await store.enqueue(.subscribers(event("big")), notification: sampleNotification("big"), now: Clock.t0)
+            _ = try await store.enqueue(.subscribers(event("big")), notification: sampleNotification("big"), now: TestTime.t0)
             let job = try await claimOnlyJob(store)
 
             let (members, pages) = try await readAudience(store, of: job, pageSize: 100)
@@ -116,11 +116,11 @@ public enum PublishQueueConformance {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 250)
             for (index, id) in ids.enumerated() where index % 2 == 0 {
-                _ = try await store.subscribe(id, to: event("a"), ignoreMessage: true, now: Clock.t0)
-                _ = try await store.subscribe(id, to: event("b"), ignoreMessage: true, now: Clock.t0)
-                _ = try await store.subscribe(id, to: .broadcast, ignoreMessage: true, now: Clock.t0)
+                _ = try await store.subscribe(id, to: event("a"), ignoreMessage: true, now: TestTime.t0)
+                _ = try await store.subscribe(id, to: event("b"), ignoreMessage: true, now: TestTime.t0)
+                _ = try await store.subscribe(id, to: .broadcast, ignoreMessage: true, now: TestTime.t0)
             }
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             let job = try await claimOnlyJob(store)
             let (members, pages) = try await readAudience(store, of: job, pageSize: 64)
             #expect(pages == 4)
@@ -134,9 +134,9 @@ public enum PublishQueueConformance {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 3)
             let id = ids[1]
-            _ = try await store.subscribe(id, to: .unicast(id), ignoreMessage: true, now: Clock.t0)
-            _ = try await store.enqueue(.unicast(id), notification: sampleNotification(), now: Clock.t0)
-            _ = try await store.enqueue(.test(id), notification: sampleNotification("test"), now: Clock.t0)
+            _ = try await store.subscribe(id, to: .unicast(id), ignoreMessage: true, now: TestTime.t0)
+            _ = try await store.enqueue(.unicast(id), notification: sampleNotification(), now: TestTime.t0)
+            _ = try await store.enqueue(.test(id), notification: sampleNotification("test"), now: TestTime.t0)
             let jobs = try await store.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 10_000), nowMillis: 0)
             try #require(jobs.count == 2)
             for job in jobs {
@@ -155,8 +155,8 @@ public enum PublishQueueConformance {
     public static func completeJob(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             _ = try await registerMany(store, count: 1)
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             let jobs = try await store.claimJobs(limit: 1, lease: Lease(owner: "a", expiresAt: 10_000), nowMillis: 0)
             let job = try #require(jobs.first)
             try await store.completeJob(jobID: job.id, owner: "b")

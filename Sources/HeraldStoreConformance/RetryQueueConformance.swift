@@ -40,7 +40,7 @@ public enum RetryQueueConformance {
     /// reschedule releases the lease; complete removes the retry
     public static func rescheduleAndComplete(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
             try await store.scheduleRetries([retry(id, dueAt: 1_000)])
             let entry = try #require(try await store.claimDueRetries(limit: 1, lease: Lease(owner: "a", expiresAt: 90_000), nowMillis: 1_000).first)
 
@@ -64,7 +64,7 @@ public enum RetryQueueConformance {
     /// a leased retry is claimable again once its lease expires, and nextRetryDue says when
     public static func abandonedLease(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
             try await store.scheduleRetries([retry(id, dueAt: 1_000)])
             let entry = try #require(try await store.claimDueRetries(limit: 1, lease: Lease(owner: "crashed", expiresAt: 5_000), nowMillis: 1_000).first)
 
@@ -80,7 +80,7 @@ public enum RetryQueueConformance {
     /// retries of missing subscribers are not kept
     public static func retriesFollowTheirSubscriber(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
             try await store.scheduleRetries([retry(id, dueAt: 1_000), retry(SubscriberID(rawValue: "gone"), dueAt: 1_000)])
             #expect(try await store.backlog().retries == 1)
             #expect(try await store.deleteSubscriber(id))

@@ -9,8 +9,8 @@ public enum SettlementConformance {
     public static func settleEverything(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 5).sorted()
-            for id in ids { _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: Clock.t0) }
-            _ = try await store.enqueue(.subscribers(event("e")), notification: sampleNotification(), now: Clock.t0)
+            for id in ids { _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: TestTime.t0) }
+            _ = try await store.enqueue(.subscribers(event("e")), notification: sampleNotification(), now: TestTime.t0)
             let job = try await claimOnlyJob(store)
             try await store.scheduleRetries([retry(ids[3], dueAt: 0), retry(ids[4], dueAt: 0)])
             let claimed = try await store.claimDueRetries(limit: 10, lease: Lease(owner: "worker-a", expiresAt: 10_000), nowMillis: 1_000)
@@ -28,7 +28,7 @@ public enum SettlementConformance {
             settlement.finishedRetries = [claimed[1].id]
             settlement.jobs = [JobCheckpoint(
                 jobID: job.id, lease: Lease(owner: "worker-a", expiresAt: 20_000), cursor: ids[4], pending: .listed([ids[2]]), complete: false)]
-            let summary = try await store.settle(settlement, maxFailures: 5, now: Clock.t0 + 1)
+            let summary = try await store.settle(settlement, maxFailures: 5, now: TestTime.t0 + 1)
 
             #expect(summary.unregistered.map(\.id) == [ids[1]])
             #expect(summary.lostJobs.isEmpty)
@@ -55,7 +55,7 @@ public enum SettlementConformance {
     public static func pendingFormsRoundTrip(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 4).sorted()
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             let job = try await claimOnlyJob(store, owner: "worker-a")
             // Each form is written by the job's holder, then read back by the worker taking the job over.
             var holder = Lease(owner: "worker-a", expiresAt: 10_000)
@@ -63,7 +63,7 @@ public enum SettlementConformance {
             for (round, pending) in forms.enumerated() {
                 var settlement = Settlement()
                 settlement.jobs = [JobCheckpoint(jobID: job.id, lease: holder, cursor: ids[3], pending: pending, complete: false)]
-                #expect(try await store.settle(settlement, maxFailures: 5, now: Clock.t0).lostJobs.isEmpty)
+                #expect(try await store.settle(settlement, maxFailures: 5, now: TestTime.t0).lostJobs.isEmpty)
                 let next = Lease(owner: "worker-\(round)", expiresAt: holder.expiresAt + 20_000)
                 let resumed = try #require(try await store.claimJobs(limit: 1, lease: next, nowMillis: holder.expiresAt + 1).first)
                 #expect(resumed.pending == pending)
@@ -77,22 +77,22 @@ public enum SettlementConformance {
     public static func checkpointsNeedTheLease(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2).sorted()
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             let job = try await claimOnlyJob(store, owner: "worker-a")
 
             var stale = Settlement()
             stale.records = [DeliveryRecord(subscriberID: ids[0], proto: "apns", token: "t", statisticsEvent: .broadcast, effect: .delivered)]
             stale.jobs = [JobCheckpoint(jobID: job.id, lease: Lease(owner: "worker-b", expiresAt: 20_000), cursor: ids[1], pending: .none, complete: true)]
-            let summary = try await store.settle(stale, maxFailures: 5, now: Clock.t0)
+            let summary = try await store.settle(stale, maxFailures: 5, now: TestTime.t0)
             #expect(summary.lostJobs == [job.id])
             #expect(try await store.backlog().jobs == 1, "another worker's checkpoint changed nothing")
             #expect(try await store.statistics(of: .broadcast)?.delivered == 1, "the outcomes themselves are recorded")
 
             var mine = Settlement()
             mine.jobs = [JobCheckpoint(jobID: job.id, lease: Lease(owner: "worker-a", expiresAt: 20_000), cursor: ids[1], pending: .none, complete: true)]
-            #expect(try await store.settle(mine, maxFailures: 5, now: Clock.t0).lostJobs.isEmpty)
+            #expect(try await store.settle(mine, maxFailures: 5, now: TestTime.t0).lostJobs.isEmpty)
             #expect(try await store.backlog().jobs == 0)
-            #expect(try await store.settle(Settlement(), maxFailures: 5, now: Clock.t0) == SettlementSummary())
+            #expect(try await store.settle(Settlement(), maxFailures: 5, now: TestTime.t0) == SettlementSummary())
         }
     }
 
@@ -100,7 +100,7 @@ public enum SettlementConformance {
     public static func renewLeases(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             _ = try await claimOnlyJob(store, owner: "worker-a")  // lease until 10,000
             try await store.scheduleRetries([retry(ids[0], dueAt: 0), retry(ids[1], dueAt: 0)])
             #expect(try await store.claimDueRetries(limit: 1, lease: Lease(owner: "worker-a", expiresAt: 10_000), nowMillis: 1_000).count == 1)
@@ -117,10 +117,10 @@ public enum SettlementConformance {
     public static func readByID(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 4).sorted()
-            _ = try await store.subscribe(ids[0], to: event("e"), ignoreMessage: true, now: Clock.t0)
-            _ = try await store.subscribe(ids[2], to: event("e"), ignoreMessage: false, now: Clock.t0)
-            _ = try await store.enqueue(.subscribers(event("e")), notification: sampleNotification(), now: Clock.t0)
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.subscribe(ids[0], to: event("e"), ignoreMessage: true, now: TestTime.t0)
+            _ = try await store.subscribe(ids[2], to: event("e"), ignoreMessage: false, now: TestTime.t0)
+            _ = try await store.enqueue(.subscribers(event("e")), notification: sampleNotification(), now: TestTime.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             let jobs = try await store.claimJobs(limit: 2, lease: Lease(owner: "a", expiresAt: 10_000), nowMillis: 1_000)
             try #require(jobs.count == 2)
 

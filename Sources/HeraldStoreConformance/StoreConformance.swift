@@ -26,22 +26,22 @@ public enum StoreConformance {
             let ids = try await registerMany(store, count: 5)
             for (index, id) in ids.enumerated() {
                 _ = try await store.replaceSubscriptions(
-                    of: id, with: [(event("sport"), index % 2 == 0), (event("e\(index)"), false), (.unicast(ids[0]), false)], now: Clock.t0
+                    of: id, with: [(event("sport"), index % 2 == 0), (event("e\(index)"), false), (.unicast(ids[0]), false)], now: TestTime.t0
                 )
             }
-            _ = try await store.subscribe(ids[1], to: .broadcast, ignoreMessage: false, now: Clock.t0)
-            _ = try await store.enqueue(.subscribers(event("sport")), notification: sampleNotification(), now: Clock.t0)
-            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await store.subscribe(ids[1], to: .broadcast, ignoreMessage: false, now: TestTime.t0)
+            _ = try await store.enqueue(.subscribers(event("sport")), notification: sampleNotification(), now: TestTime.t0)
+            _ = try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
             for id in ids {
-                _ = try await store.enqueue(.unicast(id), notification: sampleNotification(), now: Clock.t0)
+                _ = try await store.enqueue(.unicast(id), notification: sampleNotification(), now: TestTime.t0)
             }
-            _ = try await store.enqueue(.test(ids[2]), notification: sampleNotification("test"), now: Clock.t0)
+            _ = try await store.enqueue(.test(ids[2]), notification: sampleNotification("test"), now: TestTime.t0)
             try await store.scheduleRetries(ids.map { retry($0, dueAt: 1_000, statistics: event("sport")) })
             _ = try await store.incrementBadges(expecting: ids.map { BadgeExpectation(id: $0, storedBadge: nil) })
             _ = try await store.record(
                 [DeliveryRecord(subscriberID: ids[3], proto: "apns", token: "t", statisticsEvent: event("sport"),
                                 effect: .deadToken(reason: "BadDeviceToken", status: 400, invalidSince: nil))],
-                maxFailures: 5, now: Clock.t0
+                maxFailures: 5, now: TestTime.t0
             )
             let busy = try await store.counts()
             #expect(busy.subscribers == 4)

@@ -18,7 +18,7 @@ func withStore(_ backend: StoreBackend, _ body: (any HeraldStore) async throws -
 }
 
 /// Fixed clock values: the store never reads the clock itself.
-enum Clock {
+enum TestTime {
     /// Unix seconds used as "now" by default.
     static let t0: Int64 = 1_700_000_000
 }
@@ -31,7 +31,7 @@ func apns(_ n: Int, proto: String = "apns", fields: SubscriberFields = .init()) 
 }
 
 /// Registers `count` subscribers and returns their ids in registration order.
-func registerMany(_ store: any HeraldStore, count: Int, now: Int64 = Clock.t0) async throws -> [SubscriberID] {
+func registerMany(_ store: any HeraldStore, count: Int, now: Int64 = TestTime.t0) async throws -> [SubscriberID] {
     var ids: [SubscriberID] = []
     ids.reserveCapacity(count)
     for n in 0..<count {
@@ -67,7 +67,7 @@ func event(_ raw: String) -> EventName {
 func retry(_ id: SubscriberID, dueAt: Int64, statistics: EventName? = nil, attempts: Int = 1) -> RetryEntry {
     RetryEntry(
         subscriberID: id, statisticsEvent: statistics, notification: sampleNotification(), silent: true, badge: 4,
-        attempts: attempts, dueAt: dueAt, publishedAt: Clock.t0, lastReason: "InternalServerError"
+        attempts: attempts, dueAt: dueAt, publishedAt: TestTime.t0, lastReason: "InternalServerError"
     )
 }
 

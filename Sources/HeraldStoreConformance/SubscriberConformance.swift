@@ -8,7 +8,7 @@ public enum SubscriberConformance {
     public static func registerCreates(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let fields = SubscriberFields(lang: "fr", badge: "0")
-            let (subscriber, created) = try await store.register(apns(1, fields: fields), now: Clock.t0)
+            let (subscriber, created) = try await store.register(apns(1, fields: fields), now: TestTime.t0)
             #expect(created)
             #expect(subscriber.id.rawValue.utf8.count == 11)
             #expect(subscriber.id.rawValue.utf8.allSatisfy { byte in
@@ -17,12 +17,12 @@ public enum SubscriberConformance {
             #expect(subscriber.proto == "apns")
             #expect(subscriber.token == apns(1).token)
             #expect(subscriber.fields == fields)
-            #expect(subscriber.created == Clock.t0)
-            #expect(subscriber.updated == Clock.t0)
+            #expect(subscriber.created == TestTime.t0)
+            #expect(subscriber.updated == TestTime.t0)
             #expect(subscriber.failures == 0)
             #expect(try await store.subscriber(subscriber.id) == subscriber)
 
-            let other = try await store.register(apns(2), now: Clock.t0)
+            let other = try await store.register(apns(2), now: TestTime.t0)
             #expect(other.created)
             #expect(other.subscriber.id != subscriber.id)
         }
@@ -31,15 +31,15 @@ public enum SubscriberConformance {
     /// registerMany registers and subscribes in one call, idempotently
     public static func registerManyRegistersAndSubscribes(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let existing = try await store.register(apns(1, fields: SubscriberFields(lang: "fr")), now: Clock.t0)
+            let existing = try await store.register(apns(1, fields: SubscriberFields(lang: "fr")), now: TestTime.t0)
             let event = try #require(EventName("bulk"))
-            let ids = try await store.registerMany((0..<300).map { apns($0) }, subscribingTo: event, now: Clock.t0 + 10)
+            let ids = try await store.registerMany((0..<300).map { apns($0) }, subscribingTo: event, now: TestTime.t0 + 10)
             #expect(ids.count == 300)
             #expect(Set(ids).count == 300)
             #expect(ids[1] == existing.subscriber.id, "an existing (proto, token) keeps its id")
             #expect(try await store.subscriber(ids[1])?.fields.lang == "fr")
             #expect(try await store.statistics(of: event)?.subscribers == 300)
-            let again = try await store.registerMany([apns(5), apns(300)], subscribingTo: nil, now: Clock.t0 + 20)
+            let again = try await store.registerMany([apns(5), apns(300)], subscribingTo: nil, now: TestTime.t0 + 20)
             #expect(again[0] == ids[5])
             #expect(try await store.counts().subscribers == 301)
             #expect(try await store.counts().subscriptions == 300)
@@ -49,20 +49,20 @@ public enum SubscriberConformance {
     /// register is idempotent: same id, created kept, fields merged, failures reset
     public static func registerIsIdempotent(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let first = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", badge: "3", category: "news")), now: Clock.t0)
+            let first = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", badge: "3", category: "news")), now: TestTime.t0)
             let id = first.subscriber.id
             _ = try await store.record(
                 [DeliveryRecord(subscriberID: id, proto: "apns", token: first.subscriber.token, statisticsEvent: nil,
                                 effect: .subscriberFailure(reason: "DeviceTokenNotForTopic", status: 400))],
-                maxFailures: 5, now: Clock.t0
+                maxFailures: 5, now: TestTime.t0
             )
             #expect(try await store.subscriber(id)?.failures == 1)
 
-            let again = try await store.register(apns(1, fields: SubscriberFields(lang: "en", version: "17.1")), now: Clock.t0 + 60)
+            let again = try await store.register(apns(1, fields: SubscriberFields(lang: "en", version: "17.1")), now: TestTime.t0 + 60)
             #expect(!again.created)
             #expect(again.subscriber.id == id)
-            #expect(again.subscriber.created == Clock.t0)
-            #expect(again.subscriber.updated == Clock.t0 + 60)
+            #expect(again.subscriber.created == TestTime.t0)
+            #expect(again.subscriber.updated == TestTime.t0 + 60)
             #expect(again.subscriber.failures == 0)
             #expect(again.subscriber.fields == SubscriberFields(lang: "en", badge: "3", version: "17.1", category: "news"))
             #expect(try await store.subscriber(id) == again.subscriber)
@@ -76,17 +76,17 @@ public enum SubscriberConformance {
             let endpoint = "https://push.example.net/send/abc"
             let first = try await store.register(
                 SubscriberRegistration(proto: "webpush", token: #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"A","auth":"B"}}"#, identity: endpoint),
-                now: Clock.t0
+                now: TestTime.t0
             )
             let newToken = #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"C","auth":"D"}}"#
-            let second = try await store.register(SubscriberRegistration(proto: "webpush", token: newToken, identity: endpoint), now: Clock.t0 + 1)
+            let second = try await store.register(SubscriberRegistration(proto: "webpush", token: newToken, identity: endpoint), now: TestTime.t0 + 1)
             #expect(!second.created)
             #expect(second.subscriber.id == first.subscriber.id)
             #expect(second.subscriber.token == newToken)
             #expect(try await store.subscriber(first.subscriber.id)?.token == newToken)
 
             // The same token under another provider name is another subscriber.
-            let otherProto = try await store.register(SubscriberRegistration(proto: "webpush-2", token: newToken, identity: endpoint), now: Clock.t0)
+            let otherProto = try await store.register(SubscriberRegistration(proto: "webpush-2", token: newToken, identity: endpoint), now: TestTime.t0)
             #expect(otherProto.created)
             #expect(otherProto.subscriber.id != first.subscriber.id)
             #expect(try await store.counts().subscribers == 2)
@@ -98,7 +98,7 @@ public enum SubscriberConformance {
         try await withStore(backend) { store async throws in
             let unknown = SubscriberID(rawValue: "invalidid")
             #expect(try await store.subscriber(unknown) == nil)
-            #expect(try await store.updateSubscriber(unknown, fields: SubscriberFields(lang: "us"), now: Clock.t0) == false)
+            #expect(try await store.updateSubscriber(unknown, fields: SubscriberFields(lang: "us"), now: TestTime.t0) == false)
             #expect(try await store.deleteSubscriber(unknown) == false)
             // Odd characters in an id from a URL must not break queries.
             #expect(try await store.subscriber(SubscriberID(rawValue: #"a"b'c\d%_"#)) == nil)
@@ -108,23 +108,23 @@ public enum SubscriberConformance {
     /// update merges fields, sets updated and resets the failure counter
     public static func updateSubscriber(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let (subscriber, _) = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", category: "c")), now: Clock.t0)
+            let (subscriber, _) = try await store.register(apns(1, fields: SubscriberFields(lang: "fr", category: "c")), now: TestTime.t0)
             _ = try await store.record(
                 [DeliveryRecord(subscriberID: subscriber.id, proto: "apns", token: subscriber.token, statisticsEvent: nil,
                                 effect: .subscriberFailure(reason: "x", status: nil))],
-                maxFailures: 5, now: Clock.t0
+                maxFailures: 5, now: TestTime.t0
             )
-            #expect(try await store.updateSubscriber(subscriber.id, fields: SubscriberFields(lang: "us", badge: "5"), now: Clock.t0 + 9))
+            #expect(try await store.updateSubscriber(subscriber.id, fields: SubscriberFields(lang: "us", badge: "5"), now: TestTime.t0 + 9))
             let stored = try #require(try await store.subscriber(subscriber.id))
             #expect(stored.fields == SubscriberFields(lang: "us", badge: "5", category: "c"))
-            #expect(stored.updated == Clock.t0 + 9)
-            #expect(stored.created == Clock.t0)
+            #expect(stored.updated == TestTime.t0 + 9)
+            #expect(stored.created == TestTime.t0)
             #expect(stored.failures == 0)
             #expect(stored.token == subscriber.token)
 
             // An empty update is a valid ping.
-            #expect(try await store.updateSubscriber(subscriber.id, fields: SubscriberFields(), now: Clock.t0 + 10))
-            #expect(try await store.subscriber(subscriber.id)?.updated == Clock.t0 + 10)
+            #expect(try await store.updateSubscriber(subscriber.id, fields: SubscriberFields(), now: TestTime.t0 + 10))
+            #expect(try await store.subscriber(subscriber.id)?.updated == TestTime.t0 + 10)
             #expect(try await store.subscriber(subscriber.id)?.fields == stored.fields)
         }
     }
@@ -134,12 +134,12 @@ public enum SubscriberConformance {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             let (gone, kept) = (ids[0], ids[1])
-            _ = try await store.subscribe(gone, to: event("solo"), ignoreMessage: false, now: Clock.t0)
-            _ = try await store.subscribe(gone, to: event("shared"), ignoreMessage: true, now: Clock.t0)
-            _ = try await store.subscribe(kept, to: event("shared"), ignoreMessage: false, now: Clock.t0)
-            #expect(try await store.enqueue(.unicast(gone), notification: sampleNotification(), now: Clock.t0) != .unknownSubscriber)
-            #expect(try await store.enqueue(.unicast(kept), notification: sampleNotification(), now: Clock.t0) != .unknownSubscriber)
-            #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0) != .noAudience)
+            _ = try await store.subscribe(gone, to: event("solo"), ignoreMessage: false, now: TestTime.t0)
+            _ = try await store.subscribe(gone, to: event("shared"), ignoreMessage: true, now: TestTime.t0)
+            _ = try await store.subscribe(kept, to: event("shared"), ignoreMessage: false, now: TestTime.t0)
+            #expect(try await store.enqueue(.unicast(gone), notification: sampleNotification(), now: TestTime.t0) != .unknownSubscriber)
+            #expect(try await store.enqueue(.unicast(kept), notification: sampleNotification(), now: TestTime.t0) != .unknownSubscriber)
+            #expect(try await store.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0) != .noAudience)
             try await store.scheduleRetries([retry(gone, dueAt: 5), retry(kept, dueAt: 6)])
 
             #expect(try await store.deleteSubscriber(gone))
@@ -168,10 +168,10 @@ public enum SubscriberConformance {
     /// incrementBadges: absent → 1, 3 → 4, abc → 1; returns the old values
     public static func incrementBadges(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let absent = try await store.register(apns(1), now: Clock.t0).subscriber.id
-            let three = try await store.register(apns(2, fields: SubscriberFields(badge: "3")), now: Clock.t0).subscriber.id
-            let text = try await store.register(apns(3, fields: SubscriberFields(badge: "abc")), now: Clock.t0).subscriber.id
-            let untouched = try await store.register(apns(4, fields: SubscriberFields(badge: "9")), now: Clock.t0).subscriber.id
+            let absent = try await store.register(apns(1), now: TestTime.t0).subscriber.id
+            let three = try await store.register(apns(2, fields: SubscriberFields(badge: "3")), now: TestTime.t0).subscriber.id
+            let text = try await store.register(apns(3, fields: SubscriberFields(badge: "abc")), now: TestTime.t0).subscriber.id
+            let untouched = try await store.register(apns(4, fields: SubscriberFields(badge: "9")), now: TestTime.t0).subscriber.id
             let unknown = SubscriberID(rawValue: "nobody")
 
             let before = try await store.incrementBadges(expecting: [
@@ -195,7 +195,7 @@ public enum SubscriberConformance {
     public static func incrementBadgesOddText(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             for (index, badge) in ["", "zwölf", "7"].enumerated() {
-                let id = try await store.register(apns(index, fields: SubscriberFields(badge: badge)), now: Clock.t0).subscriber.id
+                let id = try await store.register(apns(index, fields: SubscriberFields(badge: badge)), now: TestTime.t0).subscriber.id
                 let stored = try await store.subscriber(id)?.fields.badge
                 #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: id, storedBadge: stored)]) == [.some(stored)])
                 #expect(try await store.subscriber(id)?.fields.badge == BadgeLogic.incrementedStoredBadge(stored))
@@ -209,10 +209,10 @@ public enum SubscriberConformance {
     /// incrementBadges(expecting:): a badge still as read is incremented from it; a changed one from the stored value
     public static func incrementBadgesExpecting(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let asRead = try await store.register(apns(1, fields: SubscriberFields(badge: "3")), now: Clock.t0).subscriber.id
-            let absent = try await store.register(apns(2), now: Clock.t0).subscriber.id
-            let changed = try await store.register(apns(3, fields: SubscriberFields(badge: "7")), now: Clock.t0).subscriber.id
-            let reset = try await store.register(apns(4), now: Clock.t0).subscriber.id
+            let asRead = try await store.register(apns(1, fields: SubscriberFields(badge: "3")), now: TestTime.t0).subscriber.id
+            let absent = try await store.register(apns(2), now: TestTime.t0).subscriber.id
+            let changed = try await store.register(apns(3, fields: SubscriberFields(badge: "7")), now: TestTime.t0).subscriber.id
+            let reset = try await store.register(apns(4), now: TestTime.t0).subscriber.id
             let unknown = SubscriberID(rawValue: "nobody")
 
             // In this order, so that the answer's order is checked too.

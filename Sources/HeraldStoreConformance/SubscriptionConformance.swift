@@ -7,21 +7,21 @@ public enum SubscriptionConformance {
     /// subscribe creates the event, then overwrites the option
     public static func subscribe(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
             #expect(try await store.subscriptions(of: id)?.isEmpty == true)
 
-            #expect(try await store.subscribe(id, to: event("sport"), ignoreMessage: true, now: Clock.t0 + 5) == .created)
+            #expect(try await store.subscribe(id, to: event("sport"), ignoreMessage: true, now: TestTime.t0 + 5) == .created)
             #expect(try await store.subscription(of: id, to: event("sport")) == true)
-            #expect(try await store.statistics(of: event("sport")) == EventStatistics(created: Clock.t0 + 5, subscribers: 1))
+            #expect(try await store.statistics(of: event("sport")) == EventStatistics(created: TestTime.t0 + 5, subscribers: 1))
 
-            #expect(try await store.subscribe(id, to: event("sport"), ignoreMessage: false, now: Clock.t0 + 9) == .updated)
+            #expect(try await store.subscribe(id, to: event("sport"), ignoreMessage: false, now: TestTime.t0 + 9) == .updated)
             #expect(try await store.subscription(of: id, to: event("sport")) == false)
             // Overwriting the option is not a new subscription: created stays.
-            #expect(try await store.statistics(of: event("sport"))?.created == Clock.t0 + 5)
+            #expect(try await store.statistics(of: event("sport"))?.created == TestTime.t0 + 5)
 
-            let other = try await store.register(apns(2), now: Clock.t0).subscriber.id
-            #expect(try await store.subscribe(other, to: event("sport"), ignoreMessage: true, now: Clock.t0 + 20) == .created)
-            #expect(try await store.statistics(of: event("sport")) == EventStatistics(created: Clock.t0 + 5, subscribers: 2))
+            let other = try await store.register(apns(2), now: TestTime.t0).subscriber.id
+            #expect(try await store.subscribe(other, to: event("sport"), ignoreMessage: true, now: TestTime.t0 + 20) == .created)
+            #expect(try await store.statistics(of: event("sport")) == EventStatistics(created: TestTime.t0 + 5, subscribers: 2))
         }
     }
 
@@ -29,14 +29,14 @@ public enum SubscriptionConformance {
     public static func subscribeUnknown(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let unknown = SubscriberID(rawValue: "invalidid")
-            #expect(try await store.subscribe(unknown, to: event("unit-test1"), ignoreMessage: false, now: Clock.t0) == .unknownSubscriber)
+            #expect(try await store.subscribe(unknown, to: event("unit-test1"), ignoreMessage: false, now: TestTime.t0) == .unknownSubscriber)
             #expect(try await store.statistics(of: event("unit-test1")) == nil)
             #expect(try await store.eventNames().isEmpty)
             #expect(try await store.counts() == .empty)
             #expect(try await store.subscriptions(of: unknown) == nil)
             #expect(try await store.subscription(of: unknown, to: event("unit-test1")) == nil)
             #expect(try await store.unsubscribe(unknown, from: event("unit-test1")) == false)
-            #expect(try await store.replaceSubscriptions(of: unknown, with: [(event("a"), false)], now: Clock.t0) == false)
+            #expect(try await store.replaceSubscriptions(of: unknown, with: [(event("a"), false)], now: TestTime.t0) == false)
             #expect(try await store.counts() == .empty)
         }
     }
@@ -44,10 +44,10 @@ public enum SubscriptionConformance {
     /// subscriptions are listed in byte order with their options
     public static func subscriptionsSorted(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
-            let id = try await store.register(apns(1), now: Clock.t0).subscriber.id
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
             let names = ["b", "a", "B", "_x", "-y", "a.b", "@home", "Z9", "a:b"]
             for (index, name) in names.enumerated() {
-                _ = try await store.subscribe(id, to: event(name), ignoreMessage: index % 2 == 0, now: Clock.t0)
+                _ = try await store.subscribe(id, to: event(name), ignoreMessage: index % 2 == 0, now: TestTime.t0)
             }
             let listed = try #require(try await store.subscriptions(of: id))
             #expect(listed.map(\.event.rawValue) == ["-y", "@home", "B", "Z9", "_x", "a", "a.b", "a:b", "b"])
@@ -62,8 +62,8 @@ public enum SubscriptionConformance {
     public static func unsubscribe(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
-            _ = try await store.subscribe(ids[0], to: event("e"), ignoreMessage: false, now: Clock.t0)
-            _ = try await store.subscribe(ids[1], to: event("e"), ignoreMessage: false, now: Clock.t0)
+            _ = try await store.subscribe(ids[0], to: event("e"), ignoreMessage: false, now: TestTime.t0)
+            _ = try await store.subscribe(ids[1], to: event("e"), ignoreMessage: false, now: TestTime.t0)
 
             #expect(try await store.unsubscribe(ids[0], from: event("e")))
             #expect(try await store.subscription(of: ids[0], to: event("e")) == nil)
@@ -83,25 +83,25 @@ public enum SubscriptionConformance {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 2)
             let (id, other) = (ids[0], ids[1])
-            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), false), (event("music"), true), (event("news"), false)], now: Clock.t0))
-            _ = try await store.subscribe(other, to: event("news"), ignoreMessage: false, now: Clock.t0 + 1)
+            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), false), (event("music"), true), (event("news"), false)], now: TestTime.t0))
+            _ = try await store.subscribe(other, to: event("news"), ignoreMessage: false, now: TestTime.t0 + 1)
 
-            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), true), (event("weather"), false), (event("weather"), true)], now: Clock.t0 + 10))
+            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), true), (event("weather"), false), (event("weather"), true)], now: TestTime.t0 + 10))
             let listed = try #require(try await store.subscriptions(of: id))
             #expect(listed.map(\.event.rawValue) == ["sport", "weather"])
             #expect(listed.map(\.ignoreMessage) == [true, true])
             // music lost its only subscriber; news keeps the other one.
             #expect(try await store.statistics(of: event("music")) == nil)
             #expect(try await store.statistics(of: event("news"))?.subscribers == 1)
-            #expect(try await store.statistics(of: event("sport"))?.created == Clock.t0)
-            #expect(try await store.statistics(of: event("weather"))?.created == Clock.t0 + 10)
+            #expect(try await store.statistics(of: event("sport"))?.created == TestTime.t0)
+            #expect(try await store.statistics(of: event("weather"))?.created == TestTime.t0 + 10)
             #expect(try await store.eventNames().map(\.rawValue) == ["news", "sport", "weather"])
 
             // Unchanged input is a success and changes nothing.
-            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), true), (event("weather"), true)], now: Clock.t0 + 20))
+            #expect(try await store.replaceSubscriptions(of: id, with: [(event("sport"), true), (event("weather"), true)], now: TestTime.t0 + 20))
             #expect(try await store.subscriptions(of: id)?.count == 2)
 
-            #expect(try await store.replaceSubscriptions(of: id, with: [], now: Clock.t0 + 30))
+            #expect(try await store.replaceSubscriptions(of: id, with: [], now: TestTime.t0 + 30))
             #expect(try await store.subscriptions(of: id)?.isEmpty == true)
             #expect(try await store.eventNames().map(\.rawValue) == ["news"])
             #expect(try await store.counts().subscriptions == 1)

@@ -106,19 +106,21 @@ public struct HeraldApplication: Sendable {
         let fanOutWakeUp = WakeUpSignal()
         let metrics = ServerMetrics()
         self.metrics = metrics
+        // One clock for the pipeline, the services and the routes.
+        let clock = WallClock.system
         let engine = DeliveryEngine(
             store: store, providers: providers, policy: policy, owner: owner, logger: logger.child("herald.delivery"),
-            metricsFactory: metrics.factory)
+            metricsFactory: metrics.factory, clock: clock)
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
                 maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
             : nil
         let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger, metrics: metrics,
-            maxBacklog: configuration.delivery.maxBacklog)
+            maxBacklog: configuration.delivery.maxBacklog, clock: clock)
 
         let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: metrics))
-        PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger)
+        PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger, clock: clock)
             .register(on: router)
         AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub, retryWakeUp: engine.retryWakeUp, providers: providers)
             .register(on: router)
@@ -145,7 +147,7 @@ public struct HeraldApplication: Sendable {
         var services: [any Service] = [engine.settler, engine.tasks]
         services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
-        services.append(PruneService(store: store, policy: policy, logger: logger))
+        services.append(PruneService(store: store, policy: policy, logger: logger, clock: clock))
         if let udp = server.udp {
             if authorizer.usesBasicAuth && !authorizer.hasACL(for: .publish) {
                 logger.warning("UDP events are accepted from any address")

@@ -13,9 +13,14 @@ public struct Publisher: Sendable {
     let logger: Logger
     let metrics: ServerMetrics?
     let gate: BacklogGate
+    let clock: WallClock
 
     /// Creates a publisher; `maxBacklog` bounds accepted-but-undone work (0: no bound).
-    public init(store: any HeraldStore, hub: EventStreamHub?, wakeUp: WakeUpSignal, logger: Logger, metrics: ServerMetrics? = nil, maxBacklog: Int = 0) {
+    public init(
+        store: any HeraldStore, hub: EventStreamHub?, wakeUp: WakeUpSignal, logger: Logger, metrics: ServerMetrics? = nil, maxBacklog: Int = 0,
+        clock: WallClock = .system
+    ) {
+        self.clock = clock
         self.metrics = metrics
         self.gate = BacklogGate(store: store, limit: maxBacklog)
         self.store = store
@@ -53,7 +58,7 @@ public struct Publisher: Sendable {
         }
         let result: EnqueueResult
         do {
-            result = try await store.enqueue(audience, notification: notification, now: Clock.nowSeconds())
+            result = try await store.enqueue(audience, notification: notification, now: clock.nowSeconds())
         } catch {
             logger.error("cannot store a publish", metadata: ["error": "\(error)"])
             throw .unavailable
@@ -82,7 +87,7 @@ public struct Publisher: Sendable {
         }
         try await gate.admit()
         do {
-            let result = try await store.enqueue(.test(id), notification: notification, now: Clock.nowSeconds())
+            let result = try await store.enqueue(.test(id), notification: notification, now: clock.nowSeconds())
             guard case .queued = result else { return false }
             wakeUp.notify()
             return true

@@ -27,7 +27,7 @@ extension PushdRoutes {
             throw APIError.badRequest(error.reason)
         }
         let registration = SubscriberRegistration(proto: proto, token: token.token, identity: token.identity, fields: fields)
-        let (subscriber, created) = try await store.register(registration, now: Clock.nowSeconds())
+        let (subscriber, created) = try await store.register(registration, now: clock.nowSeconds())
         var response = Response.json(subscriber.jsonText(includeID: true), status: created ? .created : .ok)
         response.headers[.location] = "/subscriber/\(subscriber.id)"
         return response
@@ -50,7 +50,7 @@ extension PushdRoutes {
         } catch {
             throw APIError.badRequest(error.reason)
         }
-        guard try await store.updateSubscriber(subscriberID(context), fields: fields, now: Clock.nowSeconds()) else {
+        guard try await store.updateSubscriber(subscriberID(context), fields: fields, now: clock.nowSeconds()) else {
             throw APIError.notFound
         }
         return .noContent

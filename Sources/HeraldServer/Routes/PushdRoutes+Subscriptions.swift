@@ -41,7 +41,7 @@ extension PushdRoutes {
                 subscriptions.append((name, silent))
             }
         }
-        guard try await store.replaceSubscriptions(of: subscriberID(context), with: subscriptions, now: Clock.nowSeconds()) else {
+        guard try await store.replaceSubscriptions(of: subscriberID(context), with: subscriptions, now: clock.nowSeconds()) else {
             throw APIError.notFound
         }
         return .noContent
@@ -61,7 +61,7 @@ extension PushdRoutes {
         let event = try eventName(context)
         let body = try await body(request)
         guard let silent = IgnoreMessage.parse(body["ignore_message"]) else { throw APIError.invalidValue("ignore_message") }
-        switch try await store.subscribe(subscriberID(context), to: event, ignoreMessage: silent, now: Clock.nowSeconds()) {
+        switch try await store.subscribe(subscriberID(context), to: event, ignoreMessage: silent, now: clock.nowSeconds()) {
         case .created: return .bare(.created)
         case .updated: return .noContent
         case .unknownSubscriber: throw APIError.notFound

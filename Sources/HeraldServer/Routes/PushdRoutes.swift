@@ -21,9 +21,14 @@ public struct PushdRoutes: Sendable {
     let authorizer: Authorizer
     let hub: EventStreamHub?
     let logger: Logger
+    let clock: WallClock
 
     /// Creates the routes. `hub` is `nil` when `event_source.enabled` is false.
-    public init(store: any HeraldStore, providers: ProviderSet, publisher: Publisher, authorizer: Authorizer, hub: EventStreamHub?, logger: Logger) {
+    public init(
+        store: any HeraldStore, providers: ProviderSet, publisher: Publisher, authorizer: Authorizer, hub: EventStreamHub?, logger: Logger,
+        clock: WallClock = .system
+    ) {
+        self.clock = clock
         self.store = store
         self.providers = providers
         self.publisher = publisher
