@@ -34,18 +34,18 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: TemporaryDatabases.newPath(), makeID: { ids.next() })
         defer { try? store.close() }
 
-        #expect(try await store.register(apns(1), now: Clock.t0).subscriber.id.rawValue == "AAAAAAAAAAA")
-        #expect(try await store.register(apns(2), now: Clock.t0).subscriber.id.rawValue == "BBBBBBBBBBB")
+        #expect(try await store.register(apns(1), now: TestTime.t0).subscriber.id.rawValue == "AAAAAAAAAAA")
+        #expect(try await store.register(apns(2), now: TestTime.t0).subscriber.id.rawValue == "BBBBBBBBBBB")
         #expect(ids.draws == 4)
 
         // Only "AAAAAAAAAAA" is left in the script: every draw collides.
         await #expect(throws: StoreError.idExhausted) {
-            try await store.register(apns(3), now: Clock.t0)
+            try await store.register(apns(3), now: TestTime.t0)
         }
         #expect(ids.draws == 14)
         #expect(try await store.counts().subscribers == 2)
         // Re-registering an existing subscriber draws nothing.
-        #expect(try await store.register(apns(1), now: Clock.t0 + 1).created == false)
+        #expect(try await store.register(apns(1), now: TestTime.t0 + 1).created == false)
         #expect(ids.draws == 14)
     }
 
@@ -101,7 +101,7 @@ struct SQLiteStoreTests {
         #expect(try await store.subscriber(ids[0])?.fields.badge == "4")
         #expect(try await store.subscriber(ids[1])?.fields.badge == "1")
         // Subscribers made after it get their row from the trigger; deleted ones lose it.
-        let added = try await store.register(apns(9), now: Clock.t0).subscriber.id
+        let added = try await store.register(apns(9), now: TestTime.t0).subscriber.id
         #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: added, storedBadge: nil)]) == [.some(nil)])
         #expect(try await store.deleteSubscriber(ids[2]))
         let rows = try await store.pool.read { db in try String.fetchAll(db, sql: "SELECT subscriber_id FROM badges ORDER BY 1") }
@@ -114,9 +114,9 @@ struct SQLiteStoreTests {
     func reopen() async throws {
         let path = TemporaryDatabases.newPath()
         let first = try SQLiteStore(path: path)
-        let id = try await first.register(apns(1, fields: SubscriberFields(lang: "fr")), now: Clock.t0).subscriber.id
-        _ = try await first.subscribe(id, to: event("sport"), ignoreMessage: true, now: Clock.t0)
-        _ = try await first.enqueue(.subscribers(event("sport")), notification: sampleNotification(), now: Clock.t0)
+        let id = try await first.register(apns(1, fields: SubscriberFields(lang: "fr")), now: TestTime.t0).subscriber.id
+        _ = try await first.subscribe(id, to: event("sport"), ignoreMessage: true, now: TestTime.t0)
+        _ = try await first.enqueue(.subscribers(event("sport")), notification: sampleNotification(), now: TestTime.t0)
         try first.close()
 
         let second = try SQLiteStore(path: path)
@@ -140,9 +140,9 @@ struct SQLiteStoreTests {
             try? a.close()
             try? b.close()
         }
-        _ = try await a.register(apns(1), now: Clock.t0)
+        _ = try await a.register(apns(1), now: TestTime.t0)
         for _ in 0..<200 {
-            _ = try await a.enqueue(.broadcast, notification: sampleNotification(), now: Clock.t0)
+            _ = try await a.enqueue(.broadcast, notification: sampleNotification(), now: TestTime.t0)
         }
         let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
             for (owner, store) in [("a", a), ("b", b)] {
@@ -165,7 +165,7 @@ struct SQLiteStoreTests {
     func closeCheckpoints() async throws {
         let path = TemporaryDatabases.newPath()
         let store = try SQLiteStore(path: path)
-        _ = try await store.registerMany((0..<100).map { apns($0) }, subscribingTo: nil, now: Clock.t0)
+        _ = try await store.registerMany((0..<100).map { apns($0) }, subscribingTo: nil, now: TestTime.t0)
         try store.close()
         // A copy of the file without its log holds only what was checkpointed.
         let copy = TemporaryDatabases.newPath()
