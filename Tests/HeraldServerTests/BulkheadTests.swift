@@ -113,24 +113,10 @@ import Testing
     }
 
     @Test func fcmHangingDelaysNoWebhook() async throws {
-        let directory = TestHerald.makeTemporaryDirectory()
-        let authority = try SimulatorCertificateAuthority(directory: directory)
-        let account = try FCMTestServiceAccount(projectID: "herald-test")
-        let simulator = FCMSimulator(configuration: FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority))
-        _ = try await simulator.start()
+        let bed = try await FCMTestBed.start(extraProviderOptions: ["request_timeout: 600"])
+        let simulator = bed.simulator
         simulator.setFaults(FCMSimulator.Faults(hangRate: 1))
-        try account.write(to: directory + "/service-account.json", tokenURI: simulator.tokenURL!)
-        let yaml = Self.quickStop + """
-            providers:
-              gcm:
-                kind: fcm
-                endpoint: \(simulator.endpointURL!)
-                ca_file: \(authority.caCertificateFile!)
-                service_account_file: \(directory)/service-account.json
-                request_timeout: 600
-              http:
-                kind: http
-            """
+        let yaml = Self.quickStop + "providers:\n" + bed.providerYAML + "\n  http:\n    kind: http\n"
         try await stopping(simulator.stop) { try await withReceiver { receiver in
             try await withHerald(yaml: yaml) { herald in
                 for n in 0..<20 { _ = try await register(herald, proto: "gcm", token: String(repeating: "a", count: 40) + ":\(n)", to: "match") }

@@ -10,25 +10,14 @@ import Testing
     static let token = String(repeating: "a", count: 40) + ":APA91b"
 
     func withFCM(_ body: (TestHerald, FCMSimulator) async throws -> Void) async throws {
-        let directory = TestHerald.makeTemporaryDirectory()
-        let authority = try SimulatorCertificateAuthority(directory: directory)
-        let account = try FCMTestServiceAccount(projectID: "herald-test")
-        var configuration = FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority)
-        configuration.recordPayloads = true
-        configuration.logger = Logger(label: "test.simulator.fcm", factory: { _ in SwiftLogNoOpLogHandler() })
-        let simulator = FCMSimulator(configuration: configuration)
-        _ = try await simulator.start()
-        try account.write(to: directory + "/service-account.json", tokenURI: simulator.tokenURL!)
+        let bed = try await FCMTestBed.start()
+        let simulator = bed.simulator
         let yaml = """
             delivery:
               retry_delay: 0.01
               max_retry_delay: 0.05
             providers:
-              gcm:
-                kind: fcm
-                endpoint: \(simulator.endpointURL!)
-                ca_file: \(authority.caCertificateFile!)
-                service_account_file: \(directory)/service-account.json
+            \(bed.providerYAML)
             """
         do {
             try await withHerald(yaml: yaml) { herald in try await body(herald, simulator) }
