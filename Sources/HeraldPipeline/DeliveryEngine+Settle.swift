@@ -17,7 +17,7 @@ struct SettlementContext: Sendable {
 extension DeliveryEngine {
     /// Hands one outcome to the settler.
     func settle(_ attempt: DeliveryAttempt, _ result: AttemptResult, context: SettlementContext) {
-        let now = nowMillis()
+        let now = clock.nowMillis()
         let deadline = context.notification.deadline(publishedAt: context.publishedAt)
         // One id, without an array per outcome: this runs for every answer of a fan-out.
         let settled = CollectionOfOne(attempt.subscriber.id).prefix(context.job == nil ? 0 : 1)
@@ -33,7 +33,7 @@ extension DeliveryEngine {
             settle(results[0].0, results[0].1, context: context)
             return
         }
-        let now = nowMillis()
+        let now = clock.nowMillis()
         let deadline = context.notification.deadline(publishedAt: context.publishedAt)
         let settled = context.job == nil ? [] : results.map(\.0.subscriber.id)
         let retries = results.reduce(0) { $0 + ($1.0.retryID == nil ? 0 : 1) }

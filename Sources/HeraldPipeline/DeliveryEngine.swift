@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldStore
 import Logging
 import Metrics
+import Synchronization
 
 /// Renders and sends deliveries and hands each outcome to the settler as it arrives: the work
 /// shared by fan-out and retries.
@@ -16,7 +17,6 @@ public struct DeliveryEngine: Sendable {
     let metrics: PipelineMetrics
     /// The clock every part of the pipeline reads.
     public let clock: WallClock
-    let nowMillis: @Sendable () -> Int64
     let bulkheads: ProviderBulkheads
     /// Records outcomes in group commits; a service of its own.
     public let settler: OutcomeSettler
@@ -43,12 +43,10 @@ public struct DeliveryEngine: Sendable {
         let metrics = PipelineMetrics(providerNames: Array(providers.byName.keys), factory: metricsFactory)
         self.metrics = metrics
         self.clock = clock
-        let nowMillis: @Sendable () -> Int64 = { clock.nowMillis() }
-        self.nowMillis = nowMillis
         self.retryWakeUp = retryWakeUp
         self.bulkheads = ProviderBulkheads(limits: policy.bulkheadLimits(for: providers), logger: logger, factory: metricsFactory)
         self.settler = OutcomeSettler(
-            store: store, policy: policy, owner: owner, logger: logger, metrics: metrics, retryWakeUp: retryWakeUp, nowMillis: nowMillis)
+            store: store, policy: policy, owner: owner, logger: logger, metrics: metrics, retryWakeUp: retryWakeUp, clock: clock)
         self.tasks = DeliveryTasks(grace: policy.shutdownGracePeriod)
     }
 
@@ -60,7 +58,7 @@ public struct DeliveryEngine: Sendable {
         var unknownProviders: Set<String> = []
         var skipped: [FeedbackEntry] = []
         var known: [AudienceMember] = []
-        let now = nowMillis() / 1000
+        let now = clock.nowSeconds()
         for member in members {
             if providers[member.subscriber.proto] == nil {
                 unknownProviders.insert(member.subscriber.proto)
@@ -110,7 +108,7 @@ public struct DeliveryEngine: Sendable {
         } catch {
             // Put back as they were, claims released, so that they are taken again.
             logger.error("reading the subscribers of retries failed", metadata: ["error": "\(error)"])
-            let dueAt = nowMillis() + policy.retryDelay.milliseconds
+            let dueAt = clock.nowMillis() + policy.retryDelay.milliseconds
             settler.submit(job: nil, settled: [], retries: entries.count) { settlement in
                 settlement.rescheduledRetries += entries.map {
                     RetryReschedule(id: $0.id, attempts: $0.attempts, dueAt: dueAt, lastReason: $0.lastReason)
@@ -149,7 +147,7 @@ public struct DeliveryEngine: Sendable {
     /// Sends attempts of one notification from one publish, each provider's on its own.
     func run(_ attempts: [DeliveryAttempt], context: SettlementContext) async {
         guard !attempts.isEmpty else { return }
-        if let deadline = context.notification.deadline(publishedAt: context.publishedAt), nowMillis() / 1000 > deadline {
+        if let deadline = context.notification.deadline(publishedAt: context.publishedAt), clock.nowSeconds() > deadline {
             let expired = DeliveryOutcome(.messageFailure, reason: "Expired")
             settle(attempts.map { ($0, .outcome(expired)) }, context: context)
             return
@@ -231,7 +229,7 @@ public struct DeliveryEngine: Sendable {
         through provider: Provider, compartment: ProviderBulkheads.Compartment, context: SettlementContext
     ) async {
         let recorder = metrics.sendRecorder(provider: provider.name)
-        let nowMillis = self.nowMillis
+        let clock = self.clock
         let bulkheads = self.bulkheads
         var start = 0
         while start < deliveries.count {
@@ -241,7 +239,7 @@ public struct DeliveryEngine: Sendable {
             } catch {
                 return  // shutting down: what was not sent stays pending
             }
-            switch bulkheads.admit(compartment, now: nowMillis()) {
+            switch bulkheads.admit(compartment, now: clock.nowMillis()) {
             case .deferred(let until):
                 compartment.budget.release(end - start)
                 settle(attempts[start..<end].map { ($0, .deferred(until: until)) }, context: context)
@@ -251,13 +249,13 @@ public struct DeliveryEngine: Sendable {
                 // One delivery tests whether the service is back; the rest of the chunk waits for its answer.
                 compartment.budget.release(end - start - 1)
                 end = start + 1
-                let started = nowMillis()
+                let started = clock.nowMillis()
                 let outcome = await provider.send(deliveries[start].message, to: deliveries[start].target)
                 compartment.budget.release(1)
-                recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
-                bulkheads.record(outcome, probe: true, in: compartment, now: nowMillis())
+                recorder.record(outcome.outcome, milliseconds: clock.nowMillis() - started)
+                bulkheads.record(outcome, probe: true, in: compartment, now: clock.nowMillis())
                 if Self.cancelledWithoutAnswer(outcome) {
-                    bulkheads.abandonProbe(in: compartment, now: nowMillis())
+                    bulkheads.abandonProbe(in: compartment, now: clock.nowMillis())
                 } else {
                     settle(attempts[start], .outcome(outcome), context: context)
                 }
@@ -268,12 +266,21 @@ public struct DeliveryEngine: Sendable {
             }
             let chunk = start == 0 && end == deliveries.count ? deliveries : Array(deliveries[start..<end])
             let offset = start
-            let started = nowMillis()
-            await provider.send(chunk) { slot, outcome in
-                compartment.budget.release(1)
-                recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
-                bulkheads.record(outcome, probe: false, in: compartment, now: nowMillis())
-                if !Self.cancelledWithoutAnswer(outcome) { settle(attempts[offset + slot], .outcome(outcome), context: context) }
+            let started = clock.nowMillis()
+            // Outcomes are reported from the pool's threads, where `Task.isCancelled` says nothing
+            // about this task: its cancellation is recorded for them.
+            let cancelled = CancellationFlag()
+            await withTaskCancellationHandler {
+                await provider.send(chunk) { slot, outcome in
+                    compartment.budget.release(1)
+                    recorder.record(outcome.outcome, milliseconds: clock.nowMillis() - started)
+                    bulkheads.record(outcome, probe: false, in: compartment, now: clock.nowMillis())
+                    if !Self.isUnanswered(outcome, cancelled: cancelled.isSet) {
+                        settle(attempts[offset + slot], .outcome(outcome), context: context)
+                    }
+                }
+            } onCancel: {
+                cancelled.set()
             }
             start = end
         }
@@ -286,7 +293,7 @@ public struct DeliveryEngine: Sendable {
         through provider: Provider, compartment: ProviderBulkheads.Compartment, context: SettlementContext
     ) async {
         let recorder = metrics.sendRecorder(provider: provider.name)
-        let nowMillis = self.nowMillis
+        let clock = self.clock
         let bulkheads = self.bulkheads
         await withDiscardingTaskGroup { group in
             for (index, delivery) in deliveries.enumerated() {
@@ -296,8 +303,8 @@ public struct DeliveryEngine: Sendable {
                     var started: Int64 = 0
                     let result: ProviderBulkheads.HostAttempt
                     do {
-                        result = try await bulkheads.withHost(host, in: compartment, now: nowMillis) {
-                            started = nowMillis()
+                        result = try await bulkheads.withHost(host, in: compartment, clock: clock) {
+                            started = clock.nowMillis()
                             return await provider.send(delivery.message, to: delivery.target)
                         }
                     } catch {
@@ -305,7 +312,7 @@ public struct DeliveryEngine: Sendable {
                     }
                     switch result {
                     case .sent(let outcome):
-                        recorder.record(outcome.outcome, milliseconds: nowMillis() - started)
+                        recorder.record(outcome.outcome, milliseconds: clock.nowMillis() - started)
                         if !Self.cancelledWithoutAnswer(outcome) { settle(attempt, .outcome(outcome), context: context) }
                     case .deferred(let until):
                         settle(attempt, .deferred(until: until), context: context)
@@ -318,7 +325,12 @@ public struct DeliveryEngine: Sendable {
     /// Whether an outcome is only the cancellation of a delivery at shutdown: it is not settled,
     /// so the delivery stays pending (or its retry leased) and is sent again by the next start.
     private static func cancelledWithoutAnswer(_ outcome: DeliveryOutcome) -> Bool {
-        Task.isCancelled && outcome.outcome == .transient && outcome.status == nil
+        isUnanswered(outcome, cancelled: Task.isCancelled)
+    }
+
+    /// Whether `outcome` is a delivery cut off by the cancellation of its sender.
+    private static func isUnanswered(_ outcome: DeliveryOutcome, cancelled: Bool) -> Bool {
+        cancelled && outcome.outcome == .transient && outcome.status == nil
     }
 
     /// The badge to send to each member (§7), in order, incrementing stored badges in one batch;
@@ -373,6 +385,15 @@ public struct DeliveryEngine: Sendable {
         }
         return result
     }
+}
+
+/// Whether a task was cancelled, readable from the threads that report its deliveries' outcomes.
+private final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    func set() { flag.store(true, ordering: .relaxed) }
+
+    var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// What retries are grouped by: they render once per notification and settle per publish.

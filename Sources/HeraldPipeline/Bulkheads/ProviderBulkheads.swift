@@ -130,7 +130,7 @@ final class ProviderBulkheads: Sendable {
     /// The host's limit is taken first, so that deliveries waiting for a slow host do not hold the
     /// provider's budget that other hosts' deliveries need.
     func withHost(
-        _ host: String, in compartment: Compartment, now: @Sendable () -> Int64,
+        _ host: String, in compartment: Compartment, clock: WallClock,
         _ body: () async -> DeliveryOutcome
     ) async throws -> HostAttempt {
         let entry = compartment.hosts.withLock { hosts -> HostCompartment in
@@ -152,15 +152,15 @@ final class ProviderBulkheads: Sendable {
         // its waiting deliveries go back to the retry queue instead of holding the window that
         // every other destination's deliveries need.
         guard try await entry.limit.acquire(within: .milliseconds(hostWaitMillis)) else {
-            return .deferred(until: now() + hostWaitMillis)
+            return .deferred(until: clock.nowMillis() + hostWaitMillis)
         }
         defer { entry.limit.release() }
-        let admission = entry.breaker.withLock { $0.admit(now: now()) }
+        let admission = entry.breaker.withLock { $0.admit(now: clock.nowMillis()) }
         if case .deferred(let until) = admission { return .deferred(until: until) }
         try await compartment.budget.acquire()
         let outcome = await body()
         compartment.budget.release()
-        let transition = Self.apply(outcome, probe: admission == .probe, to: entry.breaker, now: now())
+        let transition = Self.apply(outcome, probe: admission == .probe, to: entry.breaker, now: clock.nowMillis())
         switch transition {
         case .opened?:
             logger.warning("destination host stopped answering; its deliveries wait in the retry queue", metadata: [

@@ -32,7 +32,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     let owner: String
     let logger: Logger
     let metrics: PipelineMetrics
-    let nowMillis: @Sendable () -> Int64
+    let clock: WallClock
     /// Deliveries of retries in flight: a slot is given back when the retry's outcome arrives.
     let retryWindow: AsyncSemaphore
     /// Wakes the retry service when retries were scheduled, so short first delays are honoured.
@@ -45,7 +45,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
 
     init(
         store: any HeraldStore, policy: DeliveryPolicy, owner: String, logger: Logger, metrics: PipelineMetrics,
-        retryWakeUp: WakeUpSignal, nowMillis: @escaping @Sendable () -> Int64
+        retryWakeUp: WakeUpSignal, clock: WallClock
     ) {
         self.store = store
         self.retryWakeUp = retryWakeUp
@@ -53,7 +53,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
         self.owner = owner
         self.logger = logger
         self.metrics = metrics
-        self.nowMillis = nowMillis
+        self.clock = clock
         self.retryWindow = AsyncSemaphore(capacity: policy.inFlight)
     }
 
@@ -72,7 +72,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     /// slots come back at once.
     func submit(job tracker: JobTracker?, settled: some Collection<SubscriberID>, retries: Int, _ body: (inout Settlement) -> Void) {
         let count = max(1, settled.count + retries)
-        let now = nowMillis()
+        let now = clock.nowMillis()
         let wake = buffer.withLock { buffer -> Bool in
             body(&buffer.settlement)
             if let tracker {
@@ -98,21 +98,21 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        var lastRenewal = nowMillis()
+        var lastRenewal = clock.nowMillis()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let renewEvery = max(1, policy.leaseDuration.milliseconds / 3)
             await cancelWhenGracefulShutdown { await self.wakeUp.wait(timeout: .milliseconds(renewEvery)) }
             // Gather for up to the commit interval unless a page's worth is already waiting.
             let (count, since) = buffer.withLock { ($0.count, $0.since) }
             if count > 0, count < policy.batchSize, let since {
-                let wait = since + policy.commitInterval.milliseconds - nowMillis()
+                let wait = since + policy.commitInterval.milliseconds - clock.nowMillis()
                 if wait > 0 {
                     try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(wait)) }
                 }
             }
             await commit()
-            if nowMillis() - lastRenewal >= renewEvery {
-                lastRenewal = nowMillis()
+            if clock.nowMillis() - lastRenewal >= renewEvery {
+                lastRenewal = clock.nowMillis()
                 await renewLeases()
             }
         }
@@ -130,14 +130,14 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
         }
         for job in jobs { job.tracker.settle(job.ids) }
         var settlement = gathered
-        let lease = Lease(owner: owner, expiresAt: nowMillis() + policy.leaseDuration.milliseconds)
+        let lease = Lease(owner: owner, expiresAt: clock.nowMillis() + policy.leaseDuration.milliseconds)
         let active = trackers.withLock { Array($0.values) }
         settlement.jobs = active.compactMap { $0.checkpoint(lease: lease) }
         if !settlement.isEmpty {
             var failures = 0
             while true {
                 do {
-                    let summary = try await store.settle(settlement, maxFailures: policy.maxFailures, now: nowMillis() / 1000)
+                    let summary = try await store.settle(settlement, maxFailures: policy.maxFailures, now: clock.nowSeconds())
                     report(summary, active: active)
                     break
                 } catch {
@@ -171,7 +171,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
         let busy = trackers.withLock { !$0.isEmpty } || retryWindow.available < retryWindow.capacity
         guard busy else { return }
         do {
-            try await store.renewLeases(owner: owner, expiresAt: nowMillis() + policy.leaseDuration.milliseconds)
+            try await store.renewLeases(owner: owner, expiresAt: clock.nowMillis() + policy.leaseDuration.milliseconds)
         } catch {
             logger.error("renewing leases failed", metadata: ["error": "\(error)"])
         }
