@@ -30,6 +30,12 @@ public struct ReservedPort: Sendable {
         self.descriptor = descriptor
     }
 
+    /// Starts listening without ever accepting: the kernel completes handshakes into the backlog
+    /// (``SilentListener``).
+    func listenWithoutAccepting() -> Bool {
+        listen(descriptor, 4096) == 0
+    }
+
     /// Releases the port.
     public func close() {
         Foundation.close(self.descriptor)
