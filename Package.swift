@@ -11,7 +11,9 @@ let package = Package(
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldStoreSQLite", targets: ["HeraldStoreSQLite"]),
         .library(name: "HeraldStoreConformance", targets: ["HeraldStoreConformance"]),
+        .library(name: "HeraldIntake", targets: ["HeraldIntake"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
+        .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -93,21 +95,30 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The HTTP front (rs/pushd API), Server-Sent Events and the UDP event port.
+        // What every front door does: publish, register, raw sends; `IntakeError`; the front-end plug-in seam.
+        // No transport in it.
+        .target(
+            name: "HeraldIntake",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldPipeline",
+                "HeraldConfiguration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The HTTP front (rs/pushd API, admin and raw-send routes), Server-Sent Events and the UDP event port.
+        // It knows no provider kind and no store backend.
         .target(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore",
                 "HeraldStore",
-                "HeraldStoreSQLite",
                 "HeraldConfiguration",
                 "HeraldPipeline",
-                "HeraldWebhook",
-                "HeraldAPNs",
-                "HeraldFCM",
-                "HeraldWebPush",
-                "HeraldWNS",
-                "HeraldGCMLegacy",
+                "HeraldIntake",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -119,11 +130,35 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The composition root: wires store, providers, pipeline, the HTTP front and the front-ends into one ServiceGroup.
+        .target(
+            name: "HeraldRuntime",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldStoreSQLite",
+                "HeraldConfiguration",
+                "HeraldPipeline",
+                "HeraldIntake",
+                "HeraldServer",
+                "HeraldWebhook",
+                "HeraldAPNs",
+                "HeraldFCM",
+                "HeraldWebPush",
+                "HeraldWNS",
+                "HeraldGCMLegacy",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The `herald` command.
         .executableTarget(
             name: "HeraldCLI",
             dependencies: [
                 "HeraldServer",
+                "HeraldRuntime",
                 "HeraldConfiguration",
                 "HeraldSimulators",
                 "HeraldWebPush",
@@ -260,6 +295,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldSimulators",
                 "HeraldServer",
+                "HeraldRuntime",
                 "HeraldConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -290,8 +326,8 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldServer", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore", "HeraldSimulators",
-                "HeraldWebPush", "HeraldFCM",
+                "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
+                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -66,6 +66,27 @@ public struct APNsProvider: PushProvider {
         }
     }
 
+    /// An APNs payload as the sender made it: the JSON body, and `apns-push-type`, `apns-priority`,
+    /// `apns-expiration` and `apns-collapse-id` from its headers (the topic is the provider's).
+    public func render(_ payload: PreparedPayload) -> RenderResult<APNsMessage> {
+        guard payload.jsonObjectMembers != nil else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
+        }
+        let pushType = payload.headers["apns-push-type"].flatMap(APNsPushType.init(rawValue:)) ?? .alert
+        let body = ByteBuffer(string: payload.body)
+        guard body.readableBytes <= pushType.maxPayloadBytes else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "PayloadTooLarge"))
+        }
+        let priority = payload.integerHeader("apns-priority").map(Int.init) ?? (pushType == .background ? 5 : 10)
+        var message = APNsMessage(
+            body: body, pushType: pushType, priority: priority,
+            expiration: payload.integerHeader("apns-expiration") ?? payload.expiration, collapseID: payload.headers["apns-collapse-id"])
+        let authorization = token?.cachedAuthorization()
+        message.preparedHeaders = preparedHeaders(for: message, authorization: authorization)
+        message.preparedAuthorization = authorization
+        return .send(message)
+    }
+
     public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<APNsMessage> {
         var result = renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
         if case .send(var message) = result {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldConfiguration
 import HeraldCore
+import HeraldRuntime
 import HeraldServer
 import Logging
 

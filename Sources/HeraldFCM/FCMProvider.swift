@@ -76,6 +76,18 @@ public struct FCMProvider: PushProvider {
         }
     }
 
+    /// An FCM HTTP v1 `message` as the sender made it, without its target: the body is the
+    /// message object (`{"data":{...},"android":{...}}`) and the token is added per send.
+    public func render(_ payload: PreparedPayload) -> RenderResult<FCMMessage> {
+        guard let members = payload.jsonObjectMembers,
+            case .object(let fields)? = try? JSONBodyParser.parse(payload.body),
+            !fields.contains(where: { ["token", "topic", "condition"].contains($0.key) })
+        else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
+        }
+        return .send(FCMMessage(suffix: Array((members.isEmpty ? "\"}}" : "\"," + members + "}}").utf8)))
+    }
+
     public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<FCMMessage> {
         renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
     }
@@ -91,7 +103,7 @@ public struct FCMProvider: PushProvider {
             if outcome.outcome != .delivered {
                 let target = deliveries[index].target
                 logger.debug("FCM send not delivered", metadata: [
-                    "subscriber": "\(target.subscriberID)", "token": "\(target.token.prefix(8))…",
+                    "subscriber": "\(target.subscriberID?.rawValue ?? "-")", "token": "\(target.token.prefix(8))…",
                     "outcome": "\(outcome.outcome)", "reason": "\(outcome.reason ?? "-")",
                 ])
             }

@@ -84,6 +84,18 @@ public struct GCMLegacyProvider: PushProvider {
         MessageVariant(lang: lang, silent: silent)
     }
 
+    /// A legacy GCM request as the sender made it, without `registration_ids`: its members are
+    /// sent after the batch's ids (`{"data":{...},"collapse_key":"..."}`).
+    public func render(_ payload: PreparedPayload) -> RenderResult<GCMLegacyMessage> {
+        guard let members = payload.jsonObjectMembers, !members.isEmpty,
+            case .object(let fields)? = try? JSONBodyParser.parse(payload.body),
+            !fields.contains(where: { ["registration_ids", "to"].contains($0.key) })
+        else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
+        }
+        return .send(GCMLegacyMessage(members: String(members)))
+    }
+
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<GCMLegacyMessage> {
         let skipped = notification.data.keys.filter(GCMLegacyRenderer.isReserved)
         if !skipped.isEmpty {

@@ -1,18 +1,51 @@
 import HeraldCore
 import HeraldStore
 
-/// One delivery to try now: a subscriber, how to render for it, and its history.
+/// One delivery to try now: where it goes, how to render for it, and its history.
 struct DeliveryAttempt: Sendable {
-    /// The subscriber as stored when the attempt was prepared.
-    var subscriber: Subscriber
+    /// The subscriber it goes to (`nil`: a raw token).
+    var subscriberID: SubscriberID?
+    /// The provider name.
+    var proto: String
+    /// The token as stored (or as the raw send gave it).
+    var token: String
+    /// The subscriber's language, if any.
+    var lang: String?
+    /// The subscriber's OS version, if any.
+    var version: String?
     /// Whether its subscription is silent.
     var silent: Bool
     /// The badge to send (§7), decided once per publish per subscriber.
     var badge: Int?
     /// Attempts already made (0 for a first delivery).
     var attemptsBefore: Int
-    /// The retry entry this attempt comes from, if any.
+    /// The queued delivery this attempt comes from, if any.
     var retryID: Int64?
+
+    /// An attempt for a subscriber as stored when it was prepared.
+    init(subscriber: Subscriber, silent: Bool, badge: Int?, attemptsBefore: Int, retryID: Int64?) {
+        self.subscriberID = subscriber.id
+        self.proto = subscriber.proto
+        self.token = subscriber.token
+        self.lang = subscriber.fields.lang
+        self.version = subscriber.fields.version
+        self.silent = silent
+        self.badge = badge
+        self.attemptsBefore = attemptsBefore
+        self.retryID = retryID
+    }
+
+    /// An attempt for a raw token of `proto`.
+    init(proto: String, token: String, attemptsBefore: Int, retryID: Int64?) {
+        self.proto = proto
+        self.token = token
+        self.silent = false
+        self.attemptsBefore = attemptsBefore
+        self.retryID = retryID
+    }
+
+    /// Where the provider sends it.
+    var target: DeliveryTarget { DeliveryTarget(subscriberID: subscriberID, token: token) }
 }
 
 /// What came of one attempt.

@@ -4,8 +4,10 @@ import Logging
 
 /// Where a group of attempts comes from, for settling their outcomes.
 struct SettlementContext: Sendable {
-    /// The notification sent.
-    var notification: PublishedEvent
+    /// What was sent.
+    var notification: DeliveryContent
+    /// The front-end it came through.
+    var origin: DeliveryOrigin
     /// The statistics row the deliveries count in, if any.
     var statisticsEvent: EventName?
     /// Unix seconds when it was published.
@@ -19,8 +21,9 @@ extension DeliveryEngine {
     func settle(_ attempt: DeliveryAttempt, _ result: AttemptResult, context: SettlementContext) {
         let now = clock.nowMillis()
         let deadline = context.notification.deadline(publishedAt: context.publishedAt)
-        // One id, without an array per outcome: this runs for every answer of a fan-out.
-        let settled = CollectionOfOne(attempt.subscriber.id).prefix(context.job == nil ? 0 : 1)
+        // One id, without an array per outcome: this runs for every answer of a fan-out. Only a
+        // subscriber's attempt can belong to a job; a raw token's never does (its id is not read).
+        let settled = CollectionOfOne(attempt.subscriberID ?? SubscriberID(rawValue: "")).prefix(context.job == nil ? 0 : 1)
         settler.submit(job: context.job, settled: settled, retries: attempt.retryID == nil ? 0 : 1) { settlement in
             addEffects(of: result, for: attempt, context: context, deadline: deadline, nowMillis: now, to: &settlement)
         }
@@ -35,7 +38,7 @@ extension DeliveryEngine {
         }
         let now = clock.nowMillis()
         let deadline = context.notification.deadline(publishedAt: context.publishedAt)
-        let settled = context.job == nil ? [] : results.map(\.0.subscriber.id)
+        let settled = context.job == nil ? [] : results.compactMap(\.0.subscriberID)
         let retries = results.reduce(0) { $0 + ($1.0.retryID == nil ? 0 : 1) }
         settler.submit(job: context.job, settled: settled, retries: retries) { settlement in
             for (attempt, result) in results {
@@ -50,7 +53,6 @@ extension DeliveryEngine {
         of result: AttemptResult, for attempt: DeliveryAttempt, context: SettlementContext, deadline: Int64?, nowMillis: Int64,
         to settlement: inout Settlement
     ) {
-        let subscriber = attempt.subscriber
         func record(_ effect: DeliveryRecord.Effect) {
             // Failures for good are kept as dead letters; a dead token's subscriber is gone, so its letter could never be replayed.
             var deadLetter: DeadLetterContent?
@@ -59,12 +61,12 @@ extension DeliveryEngine {
                 deadLetter = DeadLetterContent(
                     notification: context.notification, silent: attempt.silent, badge: attempt.badge,
                     attempts: attempt.attemptsBefore + 1, publishedAt: context.publishedAt)
-                metrics.recordDeadLetter(provider: subscriber.proto)
+                metrics.recordDeadLetter(provider: attempt.proto)
             case .delivered, .deadToken:
                 break
             }
             settlement.records.append(DeliveryRecord(
-                subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token,
+                subscriberID: attempt.subscriberID, origin: context.origin, proto: attempt.proto, token: attempt.token,
                 statisticsEvent: context.statisticsEvent, effect: effect, deadLetter: deadLetter))
         }
         /// Tries again at `dueAt` with `attemptsMade` counted, unless the notification expires or grows too old first.
@@ -72,7 +74,7 @@ extension DeliveryEngine {
             let expiresFirst = deadline.map { dueAt / 1000 > $0 } ?? false
             let tooOld = policy.maxRetryAge.map { dueAt - context.publishedAt * 1000 > $0.milliseconds } ?? false
             guard attemptsMade < policy.maxAttempts && !expiresFirst && !tooOld else {
-                if providers[subscriber.proto]?.exhaustedRetriesCountAgainstSubscriber ?? false {
+                if providers[attempt.proto]?.exhaustedRetriesCountAgainstSubscriber ?? false {
                     record(.subscriberFailure(reason: reason, status: status))
                 } else {
                     record(.failed(reason: expiresFirst ? "Expired" : tooOld ? "MaxRetryAge" : reason, status: status))
@@ -82,12 +84,13 @@ extension DeliveryEngine {
             if let retryID = attempt.retryID {
                 settlement.rescheduledRetries.append(RetryReschedule(id: retryID, attempts: attemptsMade, dueAt: dueAt, lastReason: reason))
             } else {
-                settlement.newRetries.append(RetryEntry(
-                    subscriberID: subscriber.id, statisticsEvent: context.statisticsEvent, notification: context.notification,
+                let recipient: Recipient = attempt.subscriberID.map { .subscriber($0) } ?? .token(proto: attempt.proto, token: attempt.token)
+                settlement.newRetries.append(QueuedDelivery(
+                    recipient: recipient, origin: context.origin, statisticsEvent: context.statisticsEvent, notification: context.notification,
                     silent: attempt.silent, badge: attempt.badge, attempts: attemptsMade, dueAt: dueAt,
                     publishedAt: context.publishedAt, lastReason: reason))
             }
-            metrics.recordRetry(provider: subscriber.proto)
+            metrics.recordRetry(provider: attempt.proto)
             return true
         }
 
@@ -105,12 +108,12 @@ extension DeliveryEngine {
             switch outcome.outcome {
             case .delivered:
                 record(.delivered)
-                if let newToken = outcome.replacementToken,
-                    let normalized = providers[subscriber.proto]?.normalizeToken(TokenInput(token: .string(newToken)))
+                if let subscriberID = attempt.subscriberID, let newToken = outcome.replacementToken,
+                    let normalized = providers[attempt.proto]?.normalizeToken(TokenInput(token: .string(newToken)))
                 {
                     settlement.replacements.append(TokenReplacement(
-                        subscriberID: subscriber.id, proto: subscriber.proto, oldToken: subscriber.token,
-                        newToken: normalized.token, identity: normalized.identity))
+                        subscriberID: subscriberID, proto: attempt.proto, oldToken: attempt.token,
+                        newToken: normalized.token, identity: normalized.identity, origin: context.origin))
                 }
             case .deadToken:
                 record(.deadToken(reason: reason, status: outcome.status, invalidSince: outcome.invalidSince))
@@ -120,7 +123,7 @@ extension DeliveryEngine {
                 record(.failed(reason: reason, status: outcome.status))
             case .configurationFailure:
                 logger.error("provider configuration failure", metadata: [
-                    "provider": "\(subscriber.proto)", "reason": "\(reason)", "status": "\(outcome.status.map(String.init) ?? "-")",
+                    "provider": "\(attempt.proto)", "reason": "\(reason)", "status": "\(outcome.status.map(String.init) ?? "-")",
                 ])
                 record(.failed(reason: reason, status: outcome.status))
             case .transient:

@@ -63,14 +63,14 @@ public struct DeliveryEngine: Sendable {
             if providers[member.subscriber.proto] == nil {
                 unknownProviders.insert(member.subscriber.proto)
                 skipped.append(FeedbackEntry(
-                    time: now, subscriberID: member.subscriber.id, proto: member.subscriber.proto,
+                    time: now, subscriberID: member.subscriber.id, origin: job.origin, proto: member.subscriber.proto,
                     token: member.subscriber.token, status: nil, reason: "UnknownProvider", action: .skipped))
             } else {
                 known.append(member)
             }
         }
         if !skipped.isEmpty {
-            settler.submit(job: tracker, settled: skipped.map(\.subscriberID), retries: 0) { $0.feedback.append(contentsOf: skipped) }
+            settler.submit(job: tracker, settled: skipped.compactMap(\.subscriberID), retries: 0) { $0.feedback.append(contentsOf: skipped) }
         }
         guard let badges = await badges(for: known, notification: job.notification) else { return unknownProviders }
         var attempts: [DeliveryAttempt] = []
@@ -85,7 +85,8 @@ public struct DeliveryEngine: Sendable {
         }
         if !gone.isEmpty { settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
         let context = SettlementContext(
-            notification: job.notification, statisticsEvent: job.audience.statisticsEvent, publishedAt: job.publishedAt, job: tracker)
+            notification: .event(job.notification), origin: job.origin, statisticsEvent: job.audience.statisticsEvent,
+            publishedAt: job.publishedAt, job: tracker)
         await run(attempts, context: context)
         return unknownProviders
     }
@@ -100,11 +101,13 @@ public struct DeliveryEngine: Sendable {
         }
     }
 
-    /// Retries claimed deliveries; outcomes are settled as they arrive.
-    func deliverRetries(_ entries: [RetryEntry]) async {
+    /// Makes claimed deliveries from the delivery queue (retries and raw sends); outcomes are
+    /// settled as they arrive.
+    func deliverRetries(_ entries: [QueuedDelivery]) async {
         let found: [Subscriber]
         do {
-            found = try await store.subscribers(entries.map(\.subscriberID))
+            let ids = entries.compactMap(\.subscriberID)
+            found = ids.isEmpty ? [] : try await store.subscribers(ids)
         } catch {
             // Put back as they were, claims released, so that they are taken again.
             logger.error("reading the subscribers of retries failed", metadata: ["error": "\(error)"])
@@ -118,27 +121,47 @@ public struct DeliveryEngine: Sendable {
         }
         var subscribers: [SubscriberID: Subscriber] = [:]
         for subscriber in found { subscribers[subscriber.id] = subscriber }
-        // Group retries of the same notification and publish so they render once per variant.
-        var groups: [RetryGroupKey: [(RetryEntry, Subscriber)]] = [:]
+        // Group deliveries of the same content and publish so they render once per variant.
+        var groups: [RetryGroupKey: [DeliveryAttempt]] = [:]
         var ended: [Int64] = []
+        var skipped: [FeedbackEntry] = []
+        let now = clock.nowSeconds()
         for entry in entries {
-            guard let subscriber = subscribers[entry.subscriberID], providers[subscriber.proto] != nil else {
-                ended.append(entry.id)
-                continue
+            let attempt: DeliveryAttempt
+            switch entry.recipient {
+            case .subscriber(let id):
+                guard let subscriber = subscribers[id], providers[subscriber.proto] != nil else {
+                    ended.append(entry.id)
+                    continue
+                }
+                attempt = DeliveryAttempt(
+                    subscriber: subscriber, silent: entry.silent, badge: entry.badge, attemptsBefore: entry.attempts, retryID: entry.id)
+            case .token(let proto, let token):
+                guard providers[proto] != nil else {
+                    // The provider was removed from the configuration since the send was accepted.
+                    ended.append(entry.id)
+                    skipped.append(FeedbackEntry(
+                        time: now, subscriberID: nil, origin: entry.origin, proto: proto, token: token, status: nil,
+                        reason: "UnknownProvider", action: .skipped))
+                    continue
+                }
+                attempt = DeliveryAttempt(proto: proto, token: token, attemptsBefore: entry.attempts, retryID: entry.id)
             }
-            let key = RetryGroupKey(notification: entry.notification, publishedAt: entry.publishedAt, statisticsEvent: entry.statisticsEvent)
-            groups[key, default: []].append((entry, subscriber))
+            let key = RetryGroupKey(
+                notification: entry.notification, origin: entry.origin, publishedAt: entry.publishedAt, statisticsEvent: entry.statisticsEvent)
+            groups[key, default: []].append(attempt)
         }
         if !ended.isEmpty {
-            settler.submit(job: nil, settled: [], retries: ended.count) { $0.finishedRetries.append(contentsOf: ended) }
+            settler.submit(job: nil, settled: [], retries: ended.count) { settlement in
+                settlement.finishedRetries.append(contentsOf: ended)
+                settlement.feedback.append(contentsOf: skipped)
+            }
         }
         await withDiscardingTaskGroup { group in
-            for (key, items) in groups {
-                let attempts = items.map { entry, subscriber in
-                    DeliveryAttempt(subscriber: subscriber, silent: entry.silent, badge: entry.badge, attemptsBefore: entry.attempts, retryID: entry.id)
-                }
+            for (key, attempts) in groups {
                 let context = SettlementContext(
-                    notification: key.notification, statisticsEvent: key.statisticsEvent, publishedAt: key.publishedAt, job: nil)
+                    notification: key.notification, origin: key.origin, statisticsEvent: key.statisticsEvent, publishedAt: key.publishedAt,
+                    job: nil)
                 group.addTask { await run(attempts, context: context) }
             }
         }
@@ -156,7 +179,7 @@ public struct DeliveryEngine: Sendable {
         // comparing with the last group is cheaper than hashing.
         var groups: [(name: String, indices: [Int])] = []
         for (index, attempt) in attempts.enumerated() {
-            let proto = attempt.subscriber.proto
+            let proto = attempt.proto
             if let last = groups.indices.last, groups[last].name == proto {
                 groups[last].indices.append(index)
             } else if let existing = groups.firstIndex(where: { $0.name == proto }) {
@@ -190,22 +213,30 @@ public struct DeliveryEngine: Sendable {
         var unsent: [(DeliveryAttempt, AttemptResult)] = []
         deliveries.reserveCapacity(attempts.count)
         sent.reserveCapacity(attempts.count)
+        // A prepared payload is the same for every recipient: rendered (checked) once.
+        let prepared: RenderResult<Provider.Message>? =
+            if case .prepared(let payload) = context.notification { provider.render(payload) } else { nil }
         for attempt in attempts {
-            let fields = attempt.subscriber.fields
-            let variant = provider.variant(lang: fields.lang, silent: attempt.silent, badge: attempt.badge, version: fields.version)
             let render: RenderResult<Provider.Message>
-            if let last, last.variant == variant {
-                render = last.render
-            } else if let cached = rendered[variant] {
-                render = cached
+            if let prepared {
+                render = prepared
+            } else if case .event(let event) = context.notification {
+                let variant = provider.variant(lang: attempt.lang, silent: attempt.silent, badge: attempt.badge, version: attempt.version)
+                if let last, last.variant == variant {
+                    render = last.render
+                } else if let cached = rendered[variant] {
+                    render = cached
+                } else {
+                    render = provider.render(event, for: variant)
+                    rendered[variant] = render
+                }
+                last = (variant, render)
             } else {
-                render = provider.render(context.notification, for: variant)
-                rendered[variant] = render
+                continue  // unreachable: content is an event or a prepared payload
             }
-            last = (variant, render)
             switch render {
             case .send(let message):
-                deliveries.append((message, DeliveryTarget(subscriberID: attempt.subscriber.id, token: attempt.subscriber.token)))
+                deliveries.append((message, attempt.target))
                 sent.append(attempt)
             case .skip(let reason):
                 unsent.append((attempt, .skipped(reason)))
@@ -396,9 +427,10 @@ private final class CancellationFlag: Sendable {
     var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
-/// What retries are grouped by: they render once per notification and settle per publish.
+/// What queued deliveries are grouped by: they render once per content and settle per publish.
 private struct RetryGroupKey: Hashable {
-    var notification: PublishedEvent
+    var notification: DeliveryContent
+    var origin: DeliveryOrigin
     var publishedAt: Int64
     var statisticsEvent: EventName?
 }

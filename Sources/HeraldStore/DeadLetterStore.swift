@@ -2,8 +2,8 @@ import HeraldCore
 
 /// What a failed delivery needs to be sent again: the notification as it was, and its history.
 public struct DeadLetterContent: Sendable, Equatable {
-    /// The notification.
-    public var notification: PublishedEvent
+    /// What was sent.
+    public var notification: DeliveryContent
     /// Whether the subscription was silent.
     public var silent: Bool
     /// The badge sent, if any.
@@ -14,7 +14,7 @@ public struct DeadLetterContent: Sendable, Equatable {
     public var publishedAt: Int64
 
     /// Creates the content of a dead letter.
-    public init(notification: PublishedEvent, silent: Bool, badge: Int?, attempts: Int, publishedAt: Int64) {
+    public init(notification: DeliveryContent, silent: Bool, badge: Int?, attempts: Int, publishedAt: Int64) {
         self.notification = notification
         self.silent = silent
         self.badge = badge
@@ -30,8 +30,10 @@ public struct DeadLetter: Sendable, Equatable {
     public var id: Int64
     /// Unix seconds when it was given up.
     public var time: Int64
-    /// The subscriber.
-    public var subscriberID: SubscriberID
+    /// The subscriber (`nil`: a raw token).
+    public var subscriberID: SubscriberID?
+    /// The front-end the delivery came through.
+    public var origin: DeliveryOrigin
     /// The provider name.
     public var proto: String
     /// The token it was sent to.
@@ -46,10 +48,14 @@ public struct DeadLetter: Sendable, Equatable {
     public var content: DeadLetterContent
 
     /// Creates a dead letter.
-    public init(id: Int64 = 0, time: Int64, subscriberID: SubscriberID, proto: String, token: String, statisticsEvent: EventName?, status: Int?, reason: String, content: DeadLetterContent) {
+    public init(
+        id: Int64 = 0, time: Int64, subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, proto: String, token: String,
+        statisticsEvent: EventName?, status: Int?, reason: String, content: DeadLetterContent
+    ) {
         self.id = id
         self.time = time
         self.subscriberID = subscriberID
+        self.origin = origin
         self.proto = proto
         self.token = token
         self.statisticsEvent = statisticsEvent
@@ -65,16 +71,21 @@ public struct DeadLetterFilter: Sendable, Equatable {
     public var ids: [Int64]?
     /// Of this provider.
     public var proto: String?
-    /// Of notifications published to this event name (the notification's `event`).
+    /// Of notifications published to this event name (the notification's `event`, a prepared payload's label).
     public var event: String?
+    /// Of deliveries that came through this front-end.
+    public var origin: DeliveryOrigin?
     /// Given up at or after this Unix time (seconds).
     public var since: Int64?
     /// Given up before this Unix time (seconds).
     public var until: Int64?
 
     /// Creates a filter; with no argument it matches everything.
-    public init(ids: [Int64]? = nil, proto: String? = nil, event: String? = nil, since: Int64? = nil, until: Int64? = nil) {
+    public init(
+        ids: [Int64]? = nil, proto: String? = nil, event: String? = nil, origin: DeliveryOrigin? = nil, since: Int64? = nil, until: Int64? = nil
+    ) {
         self.ids = ids
+        self.origin = origin
         self.proto = proto
         self.event = event
         self.since = since
@@ -82,14 +93,14 @@ public struct DeadLetterFilter: Sendable, Equatable {
     }
 
     /// Whether the filter selects anything narrower than "all".
-    public var isRestrictive: Bool { ids != nil || proto != nil || event != nil || since != nil || until != nil }
+    public var isRestrictive: Bool { ids != nil || proto != nil || event != nil || origin != nil || since != nil || until != nil }
 }
 
 /// What a replay did.
 public struct DeadLetterReplay: Sendable, Equatable {
     /// Dead letters turned back into pending deliveries (and removed from the dead letters).
     public var replayed: Int
-    /// Dead letters left where they were because their subscriber no longer exists.
+    /// Dead letters left where they were because their subscriber no longer exists (raw tokens are always replayed).
     public var orphaned: Int
 
     /// Creates a result.

@@ -175,6 +175,8 @@ public struct PublishJob: Sendable, Equatable {
     public var id: Int64
     /// Who it delivers to.
     public var audience: PublishAudience
+    /// The front-end it was published through.
+    public var origin: DeliveryOrigin
     /// The compiled notification.
     public var notification: PublishedEvent
     /// Unix seconds when it was accepted.
@@ -186,11 +188,12 @@ public struct PublishJob: Sendable, Equatable {
 
     /// Creates a job.
     public init(
-        id: Int64, audience: PublishAudience, notification: PublishedEvent, publishedAt: Int64, cursor: SubscriberID? = nil,
-        pending: PendingMembers = .none
+        id: Int64, audience: PublishAudience, origin: DeliveryOrigin = .pushd, notification: PublishedEvent, publishedAt: Int64,
+        cursor: SubscriberID? = nil, pending: PendingMembers = .none
     ) {
         self.id = id
         self.audience = audience
+        self.origin = origin
         self.notification = notification
         self.publishedAt = publishedAt
         self.cursor = cursor
@@ -230,7 +233,7 @@ public struct Lease: Sendable, Equatable {
 public protocol PublishQueue: Sendable {
     /// Resolves the audience and, if it is non-empty, stores the job and updates the
     /// statistics (`total + 1`, `last = now`; `test` touches none), in one transaction.
-    func enqueue(_ audience: PublishAudience, notification: PublishedEvent, now: Int64) async throws -> EnqueueResult
+    func enqueue(_ audience: PublishAudience, notification: PublishedEvent, origin: DeliveryOrigin, now: Int64) async throws -> EnqueueResult
 
     /// Claims up to `limit` jobs that nobody holds (or whose lease expired before `nowMillis`), oldest first.
     func claimJobs(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [PublishJob]
@@ -254,6 +257,13 @@ public protocol PublishQueue: Sendable {
     func backlog() async throws -> Backlog
 }
 
+extension PublishQueue {
+    /// Enqueues a publish of the rs/pushd API.
+    public func enqueue(_ audience: PublishAudience, notification: PublishedEvent, now: Int64) async throws -> EnqueueResult {
+        try await enqueue(audience, notification: notification, origin: .pushd, now: now)
+    }
+}
+
 /// Accepted work that is not yet done.
 public struct Backlog: Sendable, Equatable {
     /// Publish jobs not yet fully fanned out.
@@ -268,21 +278,40 @@ public struct Backlog: Sendable, Equatable {
     }
 }
 
-/// One delivery waiting to be tried again.
-public struct RetryEntry: Sendable, Equatable {
-    /// The entry's id (assigned by the store; ignored when scheduling).
+/// Who one queued delivery goes to.
+public enum Recipient: Sendable, Hashable {
+    /// A registered subscriber, read again when the delivery is made (its token may have changed).
+    case subscriber(SubscriberID)
+    /// A raw token of a provider, never registered (the compat front-ends' sends).
+    case token(proto: String, token: String)
+
+    /// The subscriber, when it is one.
+    public var subscriberID: SubscriberID? {
+        if case .subscriber(let id) = self { id } else { nil }
+    }
+}
+
+/// One delivery waiting in the store's delivery queue: a retry of a failed delivery, or a raw
+/// send accepted from a front-end and not yet made.
+///
+/// Both are claimed, sent, settled, retried and dead-lettered the same way: there is one
+/// delivery path whatever the front door.
+public struct QueuedDelivery: Sendable, Equatable {
+    /// The entry's id (assigned by the store; ignored when enqueuing).
     public var id: Int64
-    /// The subscriber to deliver to.
-    public var subscriberID: SubscriberID
+    /// Who it goes to.
+    public var recipient: Recipient
+    /// The front-end it came through.
+    public var origin: DeliveryOrigin
     /// The statistics row the delivery counts in, if any.
     public var statisticsEvent: EventName?
-    /// The notification.
-    public var notification: PublishedEvent
+    /// What is sent.
+    public var notification: DeliveryContent
     /// The variant as first rendered (keeps the badge of the first attempt).
     public var silent: Bool
     /// The badge number sent on the first attempt, if any.
     public var badge: Int?
-    /// Attempts made so far (1 after the first failure).
+    /// Attempts made so far (0 for a raw send not yet tried, 1 after the first failure).
     public var attempts: Int
     /// Unix milliseconds when it is due.
     public var dueAt: Int64
@@ -292,9 +321,13 @@ public struct RetryEntry: Sendable, Equatable {
     public var lastReason: String?
 
     /// Creates an entry.
-    public init(id: Int64 = 0, subscriberID: SubscriberID, statisticsEvent: EventName?, notification: PublishedEvent, silent: Bool, badge: Int?, attempts: Int, dueAt: Int64, publishedAt: Int64, lastReason: String?) {
+    public init(
+        id: Int64 = 0, recipient: Recipient, origin: DeliveryOrigin = .pushd, statisticsEvent: EventName?, notification: DeliveryContent,
+        silent: Bool, badge: Int?, attempts: Int, dueAt: Int64, publishedAt: Int64, lastReason: String?
+    ) {
         self.id = id
-        self.subscriberID = subscriberID
+        self.recipient = recipient
+        self.origin = origin
         self.statisticsEvent = statisticsEvent
         self.notification = notification
         self.silent = silent
@@ -304,16 +337,31 @@ public struct RetryEntry: Sendable, Equatable {
         self.publishedAt = publishedAt
         self.lastReason = lastReason
     }
+
+    /// Creates a retry of a subscriber's delivery of an event.
+    public init(
+        id: Int64 = 0, subscriberID: SubscriberID, origin: DeliveryOrigin = .pushd, statisticsEvent: EventName?, notification: PublishedEvent,
+        silent: Bool, badge: Int?, attempts: Int, dueAt: Int64, publishedAt: Int64, lastReason: String?
+    ) {
+        self.init(
+            id: id, recipient: .subscriber(subscriberID), origin: origin, statisticsEvent: statisticsEvent, notification: .event(notification),
+            silent: silent, badge: badge, attempts: attempts, dueAt: dueAt, publishedAt: publishedAt, lastReason: lastReason)
+    }
+
+    /// The subscriber it goes to, if it goes to one.
+    public var subscriberID: SubscriberID? { recipient.subscriberID }
 }
 
-/// Deliveries to try again later, persisted so that a restart resumes them.
+/// The delivery queue: retries, and raw sends waiting for their first attempt, persisted so
+/// that a restart resumes them.
 public protocol RetryQueue: Sendable {
-    /// Stores retries (ids are assigned). Entries whose subscriber no longer exists are
-    /// dropped: a retry never outlives its subscriber (§4.5).
-    func scheduleRetries(_ entries: [RetryEntry]) async throws
+    /// Stores deliveries (ids are assigned), in one transaction. Entries whose subscriber no
+    /// longer exists are dropped: a retry never outlives its subscriber (§4.5). Raw-token
+    /// entries are always stored.
+    func scheduleRetries(_ entries: [QueuedDelivery]) async throws
 
-    /// Claims up to `limit` retries due at `nowMillis` that nobody holds, earliest first.
-    func claimDueRetries(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [RetryEntry]
+    /// Claims up to `limit` deliveries due at `nowMillis` that nobody holds, earliest first.
+    func claimDueRetries(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [QueuedDelivery]
 
     /// Removes a retry that ended (delivered or given up).
     func completeRetry(id: Int64) async throws
@@ -330,8 +378,10 @@ public protocol RetryQueue: Sendable {
 
 /// The effect of one delivery on its subscriber, recorded in a batch.
 public struct DeliveryRecord: Sendable, Equatable {
-    /// The subscriber.
-    public var subscriberID: SubscriberID
+    /// The subscriber (`nil`: a raw token; only statistics-free feedback and dead letters apply).
+    public var subscriberID: SubscriberID?
+    /// The front-end the delivery came through.
+    public var origin: DeliveryOrigin
     /// The provider name it was delivered through.
     public var proto: String
     /// Its token (for the feedback log).
@@ -359,8 +409,12 @@ public struct DeliveryRecord: Sendable, Equatable {
     }
 
     /// Creates a record.
-    public init(subscriberID: SubscriberID, proto: String, token: String, statisticsEvent: EventName?, effect: Effect, deadLetter: DeadLetterContent? = nil) {
+    public init(
+        subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, proto: String, token: String, statisticsEvent: EventName?, effect: Effect,
+        deadLetter: DeadLetterContent? = nil
+    ) {
         self.subscriberID = subscriberID
+        self.origin = origin
         self.proto = proto
         self.token = token
         self.statisticsEvent = statisticsEvent
@@ -383,14 +437,18 @@ public struct FeedbackEntry: Sendable, Equatable {
         case skipped
         /// The push service named a newer token for the subscriber (legacy GCM's canonical id); it was stored.
         case replaced
+        /// The push service said a raw token (no subscriber) is no longer valid: its sender should stop using it.
+        case invalid
     }
 
     /// Increasing id: a cursor for readers.
     public var id: Int64
     /// Unix seconds.
     public var time: Int64
-    /// The subscriber.
-    public var subscriberID: SubscriberID
+    /// The subscriber (`nil`: a raw token, sent by a compat front-end).
+    public var subscriberID: SubscriberID?
+    /// The front-end the delivery came through.
+    public var origin: DeliveryOrigin
     /// Its provider name.
     public var proto: String
     /// Its token.
@@ -406,12 +464,13 @@ public struct FeedbackEntry: Sendable, Equatable {
 
     /// Creates an entry.
     public init(
-        id: Int64 = 0, time: Int64, subscriberID: SubscriberID, proto: String, token: String, status: Int?, reason: String, action: Action,
-        replacement: String? = nil
+        id: Int64 = 0, time: Int64, subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, proto: String, token: String, status: Int?,
+        reason: String, action: Action, replacement: String? = nil
     ) {
         self.id = id
         self.time = time
         self.subscriberID = subscriberID
+        self.origin = origin
         self.proto = proto
         self.token = token
         self.status = status
@@ -447,8 +506,8 @@ public protocol FeedbackLog: Sendable {
     /// Appends entries that are not delivery results (a skipped provider).
     func appendFeedback(_ entries: [FeedbackEntry]) async throws
 
-    /// Feedback entries with id greater than `cursor` and time at or after `since`, oldest first.
-    func feedback(after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry]
+    /// Feedback entries matching `filter` with id greater than `cursor` and time at or after `since`, oldest first.
+    func feedback(matching filter: FeedbackFilter, after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry]
 
     /// Deletes entries older than `time` (Unix seconds); returns how many.
     func pruneFeedback(before time: Int64) async throws -> Int
@@ -457,6 +516,27 @@ public protocol FeedbackLog: Sendable {
     /// new token another subscriber of the same provider already holds is deleted instead (it was a duplicate),
     /// with an `unregistered` entry. Returns the subscribers deleted that way.
     func replaceTokens(_ replacements: [TokenReplacement], now: Int64) async throws -> [SubscriberID]
+}
+
+extension FeedbackLog {
+    /// Every feedback entry with id greater than `cursor` and time at or after `since`, oldest first.
+    public func feedback(after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
+        try await feedback(matching: FeedbackFilter(), after: cursor, since: since, limit: limit)
+    }
+}
+
+/// Which feedback entries a reader wants; every given field must match.
+public struct FeedbackFilter: Sendable, Equatable {
+    /// Of deliveries that came through this front-end.
+    public var origin: DeliveryOrigin?
+    /// Of this provider.
+    public var proto: String?
+
+    /// Creates a filter; with no argument it matches everything.
+    public init(origin: DeliveryOrigin? = nil, proto: String? = nil) {
+        self.origin = origin
+        self.proto = proto
+    }
 }
 
 /// A token a push service said to use instead of the stored one.
@@ -471,9 +551,12 @@ public struct TokenReplacement: Sendable, Equatable {
     public var newToken: String
     /// The new token's identity (see ``NormalizedToken``).
     public var identity: String
+    /// The front-end the delivery that brought it came through.
+    public var origin: DeliveryOrigin
 
     /// Creates a replacement.
-    public init(subscriberID: SubscriberID, proto: String, oldToken: String, newToken: String, identity: String) {
+    public init(subscriberID: SubscriberID, proto: String, oldToken: String, newToken: String, identity: String, origin: DeliveryOrigin = .pushd) {
+        self.origin = origin
         self.subscriberID = subscriberID
         self.proto = proto
         self.oldToken = oldToken

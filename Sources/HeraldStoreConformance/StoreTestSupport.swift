@@ -64,8 +64,8 @@ func event(_ raw: String) -> EventName {
 }
 
 /// A retry for `id` due at `dueAt`.
-func retry(_ id: SubscriberID, dueAt: Int64, statistics: EventName? = nil, attempts: Int = 1) -> RetryEntry {
-    RetryEntry(
+func retry(_ id: SubscriberID, dueAt: Int64, statistics: EventName? = nil, attempts: Int = 1) -> QueuedDelivery {
+    QueuedDelivery(
         subscriberID: id, statisticsEvent: statistics, notification: sampleNotification(), silent: true, badge: 4,
         attempts: attempts, dueAt: dueAt, publishedAt: TestTime.t0, lastReason: "InternalServerError"
     )

@@ -108,6 +108,25 @@ enum SQLiteCodec {
         }
     }
 
+    /// The stored form of delivery content: an event in `notification`, a prepared payload in `payload`.
+    static func encode(_ content: DeliveryContent) throws -> (notification: Data?, payload: Data?) {
+        switch content {
+        case .event(let event): (try encode(event), nil)
+        case .prepared(let payload): (nil, try JSONEncoder().encode(payload))
+        }
+    }
+
+    /// Reads stored delivery content back from its two columns.
+    static func content(notification: Data?, payload: Data?, table: String, id: Int64) throws -> DeliveryContent {
+        if let notification { return .event(try self.notification(notification, table: table, id: id)) }
+        guard let payload else { throw StoreError.corruptRow("\(table) \(id): neither a notification nor a payload") }
+        do {
+            return .prepared(try JSONDecoder().decode(PreparedPayload.self, from: payload))
+        } catch {
+            throw StoreError.corruptRow("\(table) \(id): undecodable payload: \(error)")
+        }
+    }
+
     /// Reads a stored event name back.
     static func eventName(_ raw: String, table: String) throws -> EventName {
         guard let name = EventName(raw) else {

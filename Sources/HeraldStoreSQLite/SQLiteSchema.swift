@@ -195,6 +195,93 @@ enum SQLiteSchema {
             // before it whose outcome was not yet recorded. A restart sends only those again.
             try db.execute(sql: "ALTER TABLE publish_jobs ADD COLUMN pending TEXT")
         }
+        migrator.registerMigration("v8-raw-sends-and-origins") { db in
+            // Raw-token sends (the compat front-ends) wait in the delivery queue beside retries, with
+            // no subscriber: `proto` and `token` name the recipient instead, and `payload` holds a
+            // prepared provider payload instead of a notification. Feedback and dead letters of raw
+            // tokens have no subscriber either, and every row says which front-end it came through.
+            // SQLite cannot drop a NOT NULL, so the three tables are rebuilt.
+            try db.execute(sql: """
+                CREATE TABLE retries_v8 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    subscriber_id TEXT REFERENCES subscribers (id) ON DELETE CASCADE,
+                    proto TEXT,
+                    token TEXT,
+                    origin TEXT NOT NULL DEFAULT 'pushd',
+                    statistics_event TEXT,
+                    notification BLOB,
+                    payload BLOB,
+                    silent INTEGER NOT NULL,
+                    badge INTEGER,
+                    attempts INTEGER NOT NULL,
+                    due_at INTEGER NOT NULL,
+                    published_at INTEGER NOT NULL,
+                    last_reason TEXT,
+                    lease_owner TEXT,
+                    lease_expires INTEGER,
+                    CHECK ((subscriber_id IS NULL) = (token IS NOT NULL)),
+                    CHECK ((notification IS NULL) = (payload IS NOT NULL))
+                ) STRICT;
+                INSERT INTO retries_v8 (id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at,
+                                        published_at, last_reason, lease_owner, lease_expires)
+                    SELECT id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at,
+                           published_at, last_reason, lease_owner, lease_expires FROM retries;
+                DROP TABLE retries;
+                ALTER TABLE retries_v8 RENAME TO retries;
+                CREATE INDEX retries_by_due_at ON retries (due_at);
+                CREATE INDEX retries_by_subscriber ON retries (subscriber_id) WHERE subscriber_id IS NOT NULL;
+                CREATE INDEX retries_leased ON retries (lease_expires) WHERE lease_expires IS NOT NULL;
+
+                CREATE TABLE feedback_v8 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    time INTEGER NOT NULL,
+                    subscriber_id TEXT,
+                    origin TEXT NOT NULL DEFAULT 'pushd',
+                    proto TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    status INTEGER,
+                    reason TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    replacement TEXT
+                ) STRICT;
+                INSERT INTO feedback_v8 (id, time, subscriber_id, proto, token, status, reason, action, replacement)
+                    SELECT id, time, subscriber_id, proto, token, status, reason, action, replacement FROM feedback;
+                DROP TABLE feedback;
+                ALTER TABLE feedback_v8 RENAME TO feedback;
+                CREATE INDEX feedback_by_time ON feedback (time);
+                -- A front-end reads its own feedback forward from a cursor.
+                CREATE INDEX feedback_by_origin ON feedback (origin, id);
+
+                CREATE TABLE dead_letters_v8 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    time INTEGER NOT NULL,
+                    subscriber_id TEXT,
+                    origin TEXT NOT NULL DEFAULT 'pushd',
+                    proto TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    statistics_event TEXT,
+                    notification BLOB,
+                    payload BLOB,
+                    silent INTEGER NOT NULL,
+                    badge INTEGER,
+                    attempts INTEGER NOT NULL,
+                    published_at INTEGER NOT NULL,
+                    status INTEGER,
+                    reason TEXT NOT NULL,
+                    CHECK ((notification IS NULL) = (payload IS NOT NULL))
+                ) STRICT;
+                INSERT INTO dead_letters_v8 (id, time, subscriber_id, proto, token, event, statistics_event, notification, silent,
+                                             badge, attempts, published_at, status, reason)
+                    SELECT id, time, subscriber_id, proto, token, event, statistics_event, notification, silent,
+                           badge, attempts, published_at, status, reason FROM dead_letters;
+                DROP TABLE dead_letters;
+                ALTER TABLE dead_letters_v8 RENAME TO dead_letters;
+                CREATE INDEX dead_letters_by_time ON dead_letters (time);
+
+                ALTER TABLE publish_jobs ADD COLUMN origin TEXT NOT NULL DEFAULT 'pushd';
+                """)
+        }
         return migrator
     }
 }

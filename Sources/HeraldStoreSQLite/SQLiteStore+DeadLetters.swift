@@ -13,7 +13,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT id, time, subscriber_id, proto, token, statistics_event, status, reason,
-                           notification, silent, badge, attempts, published_at
+                           notification, silent, badge, attempts, published_at, origin, payload
                     FROM dead_letters WHERE id > ? AND \(condition) ORDER BY id LIMIT ?
                     """,
                 arguments: StatementArguments([cursor ?? Int64.min]) + arguments + [limit]
@@ -22,8 +22,9 @@ extension SQLiteStore {
         }
     }
 
-    /// Copies the selected rows whose subscriber still exists into `retries` with `attempts = 0`,
-    /// then deletes exactly those rows; the rest stay and are counted as orphaned.
+    /// Copies the selected rows whose subscriber still exists (and those of raw tokens) into
+    /// `retries` with `attempts = 0`, then deletes exactly those rows; the rest stay and are
+    /// counted as orphaned.
     public func replayDeadLetters(matching filter: DeadLetterFilter, limit: Int, nowMillis: Int64) async throws -> DeadLetterReplay {
         guard limit > 0 else { return DeadLetterReplay(replayed: 0, orphaned: 0) }
         return try await pool.write { db in
@@ -31,7 +32,7 @@ extension SQLiteStore {
             let selected = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.id, EXISTS (SELECT 1 FROM subscribers s WHERE s.id = d.subscriber_id)
+                    SELECT d.id, d.subscriber_id IS NULL OR EXISTS (SELECT 1 FROM subscribers s WHERE s.id = d.subscriber_id)
                     FROM dead_letters d WHERE \(condition) ORDER BY d.id LIMIT ?
                     """,
                 arguments: arguments + [limit]
@@ -40,8 +41,10 @@ extension SQLiteStore {
             let ids = try SQLiteCodec.jsonArray(replayable.map(String.init))
             try db.execute(
                 sql: """
-                    INSERT INTO retries (subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason)
-                    SELECT subscriber_id, statistics_event, notification, silent, badge, 0, ?, published_at, reason
+                    INSERT INTO retries (subscriber_id, proto, token, origin, statistics_event, notification, payload, silent, badge,
+                                         attempts, due_at, published_at, last_reason)
+                    SELECT subscriber_id, CASE WHEN subscriber_id IS NULL THEN proto END, CASE WHEN subscriber_id IS NULL THEN token END,
+                           origin, statistics_event, notification, payload, silent, badge, 0, ?, published_at, reason
                     FROM dead_letters WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id
                     """,
                 arguments: [nowMillis, ids]
@@ -74,7 +77,7 @@ extension SQLiteStore {
 
     /// Inserts a dead letter for every failure record that carries one, inside `record`'s transaction.
     static func insertDeadLetters(_ records: [DeliveryRecord], time: Int64, in db: Database) throws {
-        var encoded: [HeraldCore.PublishedEvent: Data] = [:]
+        var encoded: [DeliveryContent: (notification: Data?, payload: Data?)] = [:]
         var statement: Statement?
         for record in records {
             guard let content = record.deadLetter else { continue }
@@ -86,23 +89,23 @@ extension SQLiteStore {
             case .delivered, .deadToken:
                 continue
             }
-            let notification: Data
+            let stored: (notification: Data?, payload: Data?)
             if let cached = encoded[content.notification] {
-                notification = cached
+                stored = cached
             } else {
-                notification = try SQLiteCodec.encode(content.notification)
-                encoded[content.notification] = notification
+                stored = try SQLiteCodec.encode(content.notification)
+                encoded[content.notification] = stored
             }
             if statement == nil {
                 statement = try db.cachedStatement(sql: """
-                    INSERT INTO dead_letters (time, subscriber_id, proto, token, event, statistics_event, notification,
+                    INSERT INTO dead_letters (time, subscriber_id, origin, proto, token, event, statistics_event, notification, payload,
                                               silent, badge, attempts, published_at, status, reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             }
             try statement?.execute(arguments: [
-                time, record.subscriberID.rawValue, record.proto, record.token, content.notification.event,
-                record.statisticsEvent?.rawValue, notification, content.silent, content.badge, content.attempts,
+                time, record.subscriberID?.rawValue, record.origin.rawValue, record.proto, record.token, content.notification.eventName,
+                record.statisticsEvent?.rawValue, stored.notification, stored.payload, content.silent, content.badge, content.attempts,
                 content.publishedAt, status, reason,
             ])
         }
@@ -124,6 +127,10 @@ extension SQLiteStore {
             clauses.append("event = ?")
             arguments += [event]
         }
+        if let origin = filter.origin {
+            clauses.append("origin = ?")
+            arguments += [origin.rawValue]
+        }
         if let since = filter.since {
             clauses.append("time >= ?")
             arguments += [since]
@@ -136,21 +143,23 @@ extension SQLiteStore {
     }
 
     /// Reads a row selected as `id, time, subscriber_id, proto, token, statistics_event, status,
-    /// reason, notification, silent, badge, attempts, published_at`.
+    /// reason, notification, silent, badge, attempts, published_at, origin, payload`.
     static func deadLetter(_ row: Row) throws -> DeadLetter {
         let id: Int64 = row[0]
         let statisticsEvent: String? = row[5]
+        let subscriberID: String? = row[2]
         return DeadLetter(
             id: id,
             time: row[1],
-            subscriberID: SubscriberID(rawValue: row[2]),
+            subscriberID: subscriberID.map(SubscriberID.init(rawValue:)),
+            origin: DeliveryOrigin(rawValue: row[13]),
             proto: row[3],
             token: row[4],
             statisticsEvent: try statisticsEvent.map { try SQLiteCodec.eventName($0, table: "dead_letters") },
             status: row[6],
             reason: row[7],
             content: DeadLetterContent(
-                notification: try SQLiteCodec.notification(row[8], table: "dead_letters", id: id),
+                notification: try SQLiteCodec.content(notification: row[8], payload: row[14], table: "dead_letters", id: id),
                 silent: row[9],
                 badge: row[10],
                 attempts: row[11],

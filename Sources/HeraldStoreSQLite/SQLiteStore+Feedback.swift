@@ -28,7 +28,7 @@ extension SQLiteStore {
         let reachedThreshold = try Self.updateFailureCounters(records, maxFailures: maxFailures, in: db)
 
         let deadTokenIDs = Set(records.compactMap { record -> String? in
-            if case .deadToken = record.effect { return record.subscriberID.rawValue }
+            if case .deadToken = record.effect { return record.subscriberID?.rawValue }
             return nil
         })
         var updatedByID: [String: Int64] = [:]
@@ -47,12 +47,14 @@ extension SQLiteStore {
         var unregisteredIDs: Set<String> = []
         var remainingFailures: [String: Int] = [:]
         for record in records {
-            if case .subscriberFailure = record.effect {
-                remainingFailures[record.subscriberID.rawValue, default: 0] += 1
+            if case .subscriberFailure = record.effect, let id = record.subscriberID {
+                remainingFailures[id.rawValue, default: 0] += 1
             }
         }
         func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
-            FeedbackEntry(time: now, subscriberID: record.subscriberID, proto: record.proto, token: record.token, status: status, reason: reason, action: action)
+            FeedbackEntry(
+                time: now, subscriberID: record.subscriberID, origin: record.origin, proto: record.proto, token: record.token, status: status,
+                reason: reason, action: action)
         }
         func unregister(_ id: SubscriberID, reason: String) {
             if unregisteredIDs.insert(id.rawValue).inserted {
@@ -60,7 +62,19 @@ extension SQLiteStore {
             }
         }
         for record in records {
-            let id = record.subscriberID.rawValue
+            guard let subscriberID = record.subscriberID else {
+                // A raw token: nothing to count or unregister, only what its sender should know.
+                switch record.effect {
+                case .delivered:
+                    continue
+                case .deadToken(let reason, let status, _):
+                    feedback.append(entry(record, status: status, reason: reason, action: .invalid))
+                case .failed(let reason, let status), .subscriberFailure(let reason, let status):
+                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                }
+                continue
+            }
+            let id = subscriberID.rawValue
             switch record.effect {
             case .delivered:
                 continue
@@ -76,7 +90,7 @@ extension SQLiteStore {
                     feedback.append(entry(record, status: status, reason: reason, action: .kept))
                 } else {
                     feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
-                    unregister(record.subscriberID, reason: reason)
+                    unregister(subscriberID, reason: reason)
                 }
             case .subscriberFailure(let reason, let status):
                 feedback.append(entry(record, status: status, reason: reason, action: .failed))
@@ -84,7 +98,7 @@ extension SQLiteStore {
                 if remainingFailures[id] == 0, let failures = reachedThreshold[id], !unregisteredIDs.contains(id) {
                     let reason = "failures:\(failures)"
                     feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
-                    unregister(record.subscriberID, reason: reason)
+                    unregister(subscriberID, reason: reason)
                 }
             }
         }
@@ -115,25 +129,36 @@ extension SQLiteStore {
     /// With `since`, the scan starts at the smallest id whose time qualifies, so polling
     /// recent entries does not walk the whole log from its start. `INDEXED BY` because
     /// SQLite's `min()` shortcut would otherwise find that id by walking the log in id order.
-    public func feedback(after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
+    public func feedback(matching filter: FeedbackFilter, after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
         guard limit > 0 else { return [] }
         return try await pool.read { db in
-            let columns = "id, time, subscriber_id, proto, token, status, reason, action, replacement"
+            let columns = "id, time, subscriber_id, proto, token, status, reason, action, replacement, origin"
+            // The filter's columns are compared only when given: `? IS NULL OR` keeps one statement shape.
+            let filtered = "(?1 IS NULL OR origin = ?1) AND (?2 IS NULL OR proto = ?2)"
             let rows: [Row]
             if let since {
                 rows = try Row.fetchAll(
                     db.cachedStatement(sql: """
                         SELECT \(columns) FROM feedback
-                        WHERE id > ? AND time >= ?
-                          AND id >= coalesce((SELECT min(id) FROM feedback INDEXED BY feedback_by_time WHERE time >= ?), 9223372036854775807)
-                        ORDER BY id LIMIT ?
+                        WHERE id > ?3 AND time >= ?4 AND \(filtered)
+                          AND id >= coalesce((SELECT min(id) FROM feedback INDEXED BY feedback_by_time WHERE time >= ?4), 9223372036854775807)
+                        ORDER BY id LIMIT ?5
                         """),
-                    arguments: [cursor ?? Int64.min, since, since, limit]
+                    arguments: [filter.origin?.rawValue, filter.proto, cursor ?? Int64.min, since, limit]
+                )
+            } else if let origin = filter.origin {
+                // A front-end reading its own feedback: one range of the origin index.
+                rows = try Row.fetchAll(
+                    db.cachedStatement(sql: """
+                        SELECT \(columns) FROM feedback INDEXED BY feedback_by_origin
+                        WHERE origin = ?1 AND id > ?3 AND (?2 IS NULL OR proto = ?2) ORDER BY origin, id LIMIT ?4
+                        """),
+                    arguments: [origin.rawValue, filter.proto, cursor ?? Int64.min, limit]
                 )
             } else {
                 rows = try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT \(columns) FROM feedback WHERE id > ? ORDER BY id LIMIT ?"),
-                    arguments: [cursor ?? Int64.min, limit]
+                    db.cachedStatement(sql: "SELECT \(columns) FROM feedback WHERE id > ?3 AND \(filtered) ORDER BY id LIMIT ?4"),
+                    arguments: [nil as String?, filter.proto, cursor ?? Int64.min, limit]
                 )
             }
             return try rows.map { row in
@@ -142,10 +167,12 @@ extension SQLiteStore {
                 guard let parsed = FeedbackEntry.Action(rawValue: action) else {
                     throw StoreError.corruptRow("feedback \(id): unknown action \(action)")
                 }
+                let subscriberID: String? = row[2]
                 return FeedbackEntry(
                     id: id,
                     time: row[1],
-                    subscriberID: SubscriberID(rawValue: row[2]),
+                    subscriberID: subscriberID.map(SubscriberID.init(rawValue:)),
+                    origin: DeliveryOrigin(rawValue: row[9]),
                     proto: row[3],
                     token: row[4],
                     status: row[5],
@@ -205,7 +232,7 @@ extension SQLiteStore {
             // Successes only reset counters (the common case: a page of successes), which needs no
             // per-subscriber bookkeeping; a subscriber listed twice is harmless in the `IN` list.
             let delivered = records.compactMap { record -> String? in
-                if case .delivered = record.effect { record.subscriberID.rawValue } else { nil }
+                if case .delivered = record.effect { record.subscriberID?.rawValue } else { nil }
             }
             try resetFailureCounters(of: delivered, in: db)
             return [:]
@@ -213,7 +240,7 @@ extension SQLiteStore {
         var order: [String] = []
         var changes: [String: (reset: Bool, added: Int)] = [:]
         for record in records {
-            let id = record.subscriberID.rawValue
+            guard let id = record.subscriberID?.rawValue else { continue }
             switch record.effect {
             case .delivered:
                 if changes[id] == nil { order.append(id) }
@@ -266,14 +293,16 @@ extension SQLiteStore {
         guard !entries.isEmpty else { return }
         let rows: [[SQLiteCodec.JSONScalar]] = entries.map { entry in
             [
-                .integer(entry.time), .text(entry.subscriberID.rawValue), .text(entry.proto), .text(entry.token),
+                .integer(entry.time), .optional(entry.subscriberID?.rawValue), .text(entry.proto), .text(entry.token),
                 .optional(entry.status), .text(entry.reason), .text(entry.action.rawValue), .optional(entry.replacement),
+                .text(entry.origin.rawValue),
             ]
         }
         try db.cachedStatement(sql: """
-            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action, replacement)
+            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action, replacement, origin)
             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
-                   json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]')
+                   json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'),
+                   json_extract(value, '$[8]')
             FROM json_each(?)
             ORDER BY key
             """)

@@ -8,7 +8,9 @@ extension SQLiteStore {
     /// bumps the statistics in the same transaction (§6.1).
     ///
     /// Statistics rows of special names are created here, on their first publish (§14.2).
-    public func enqueue(_ audience: PublishAudience, notification: HeraldCore.PublishedEvent, now: Int64) async throws -> EnqueueResult {
+    public func enqueue(
+        _ audience: PublishAudience, notification: HeraldCore.PublishedEvent, origin: DeliveryOrigin, now: Int64
+    ) async throws -> EnqueueResult {
         let encoded = try SQLiteCodec.encode(notification)
         return try await pool.write { db in
             let kind: String
@@ -40,10 +42,10 @@ extension SQLiteStore {
                     .execute(arguments: [statistics.rawValue, now, now])
             }
             try db.cachedStatement(sql: """
-                INSERT INTO publish_jobs (audience_kind, audience_value, notification, published_at)
-                VALUES (?, ?, ?, ?)
+                INSERT INTO publish_jobs (audience_kind, audience_value, notification, published_at, origin)
+                VALUES (?, ?, ?, ?, ?)
                 """)
-                .execute(arguments: [kind, value, encoded, now])
+                .execute(arguments: [kind, value, encoded, now, origin.rawValue])
             return .queued(jobID: db.lastInsertedRowID)
         }
     }
@@ -61,7 +63,7 @@ extension SQLiteStore {
                         WHERE lease_expires IS NULL OR lease_expires < ?
                         ORDER BY id LIMIT ?
                     )
-                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor, pending
+                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor, pending, origin
                     """),
                 arguments: [lease.owner, lease.expiresAt, nowMillis, limit]
             )
@@ -183,6 +185,7 @@ extension SQLiteStore {
         return PublishJob(
             id: id,
             audience: audience,
+            origin: DeliveryOrigin(rawValue: row[7]),
             notification: try SQLiteCodec.notification(row[3], table: "publish_jobs", id: id),
             publishedAt: row[4],
             cursor: cursor.map(SubscriberID.init(rawValue:)),

@@ -7,7 +7,7 @@ extension SQLiteStore {
     /// Inserts the entries in one transaction, skipping those whose subscriber was deleted
     /// meanwhile: a retry may not outlive its subscriber (§4.5), and the foreign key would
     /// otherwise fail the whole batch.
-    public func scheduleRetries(_ entries: [RetryEntry]) async throws {
+    public func scheduleRetries(_ entries: [QueuedDelivery]) async throws {
         guard !entries.isEmpty else { return }
         let prepared = try Self.encodedRetries(entries)
         try await pool.write { db in
@@ -15,43 +15,65 @@ extension SQLiteStore {
         }
     }
 
-    /// The retries with their notifications encoded, each distinct one once, outside any transaction.
-    static func encodedRetries(_ entries: [RetryEntry]) throws -> [(entry: RetryEntry, notification: Data)] {
+    /// The deliveries with their content encoded, each distinct one once, outside any transaction.
+    static func encodedRetries(_ entries: [QueuedDelivery]) throws -> [EncodedDelivery] {
         // A page of failures usually shares one notification: encode it once.
-        var encoded: [HeraldCore.PublishedEvent: Data] = [:]
-        var rows: [(entry: RetryEntry, notification: Data)] = []
+        var encoded: [DeliveryContent: (notification: Data?, payload: Data?)] = [:]
+        var rows: [EncodedDelivery] = []
         rows.reserveCapacity(entries.count)
         for entry in entries {
-            let data: Data
+            let data: (notification: Data?, payload: Data?)
             if let cached = encoded[entry.notification] {
                 data = cached
             } else {
                 data = try SQLiteCodec.encode(entry.notification)
                 encoded[entry.notification] = data
             }
-            rows.append((entry, data))
+            rows.append(EncodedDelivery(entry: entry, notification: data.notification, payload: data.payload))
         }
         return rows
     }
 
-    /// Inserts encoded retries inside a caller's transaction, skipping those whose subscriber is gone.
-    static func insertRetries(_ prepared: [(entry: RetryEntry, notification: Data)], in db: Database) throws {
+    /// A queued delivery with its content in stored form.
+    struct EncodedDelivery: Sendable {
+        var entry: QueuedDelivery
+        var notification: Data?
+        var payload: Data?
+    }
+
+    /// Inserts encoded deliveries inside a caller's transaction, skipping those whose subscriber is gone.
+    static func insertRetries(_ prepared: [EncodedDelivery], in db: Database) throws {
         guard !prepared.isEmpty else { return }
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO retries (subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+        let forSubscriber = try db.cachedStatement(sql: """
+            INSERT INTO retries (subscriber_id, origin, statistics_event, notification, payload, silent, badge, attempts, due_at,
+                                 published_at, last_reason)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
             WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = ?)
             """)
-        for (entry, notification) in prepared {
-            try insert.execute(arguments: [
-                entry.subscriberID.rawValue, entry.statisticsEvent?.rawValue, notification, entry.silent, entry.badge,
-                entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.subscriberID.rawValue,
-            ])
+        for delivery in prepared {
+            let entry = delivery.entry
+            switch entry.recipient {
+            case .subscriber(let id):
+                try forSubscriber.execute(arguments: [
+                    id.rawValue, entry.origin.rawValue, entry.statisticsEvent?.rawValue, delivery.notification, delivery.payload,
+                    entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, id.rawValue,
+                ])
+            case .token(let proto, let token):
+                try db.cachedStatement(sql: """
+                    INSERT INTO retries (proto, token, origin, statistics_event, notification, payload, silent, badge, attempts, due_at,
+                                         published_at, last_reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                    .execute(arguments: [
+                        proto, token, entry.origin.rawValue, entry.statisticsEvent?.rawValue, delivery.notification, delivery.payload,
+                        entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason,
+                    ])
+            }
         }
     }
 
     /// Leases the earliest due, free retries with one `UPDATE … RETURNING`.
-    public func claimDueRetries(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [RetryEntry] {
+    public func claimDueRetries(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [QueuedDelivery] {
         guard limit > 0 else { return [] }
         return try await pool.write { db in
             let rows = try Row.fetchAll(
@@ -62,7 +84,7 @@ extension SQLiteStore {
                         WHERE due_at <= ? AND (lease_expires IS NULL OR lease_expires < ?)
                         ORDER BY due_at, id LIMIT ?
                     )
-                    RETURNING id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason
+                    RETURNING \(Self.retryColumns)
                     """),
                 arguments: [lease.owner, lease.expiresAt, nowMillis, nowMillis, limit]
             )
@@ -103,16 +125,31 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads a retry row selected as `id, subscriber_id, statistics_event, notification, silent,
-    /// badge, attempts, due_at, published_at, last_reason`.
-    static func retry(_ row: Row) throws -> RetryEntry {
+    /// The columns ``retry(_:)`` reads, in its order.
+    static let retryColumns = """
+        id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason,
+        proto, token, origin, payload
+        """
+
+    /// Reads a row selected as ``retryColumns``.
+    static func retry(_ row: Row) throws -> QueuedDelivery {
         let id: Int64 = row[0]
         let statisticsEvent: String? = row[2]
-        return RetryEntry(
+        let subscriberID: String? = row[1]
+        let recipient: Recipient
+        if let subscriberID {
+            recipient = .subscriber(SubscriberID(rawValue: subscriberID))
+        } else if let proto: String = row[10], let token: String = row[11] {
+            recipient = .token(proto: proto, token: token)
+        } else {
+            throw StoreError.corruptRow("retries \(id): no recipient")
+        }
+        return QueuedDelivery(
             id: id,
-            subscriberID: SubscriberID(rawValue: row[1]),
+            recipient: recipient,
+            origin: DeliveryOrigin(rawValue: row[12]),
             statisticsEvent: try statisticsEvent.map { try SQLiteCodec.eventName($0, table: "retries") },
-            notification: try SQLiteCodec.notification(row[3], table: "retries", id: id),
+            notification: try SQLiteCodec.content(notification: row[3], payload: row[13], table: "retries", id: id),
             silent: row[4],
             badge: row[5],
             attempts: row[6],

@@ -25,14 +25,14 @@ extension SQLiteStore {
             if let current, current != id {
                 duplicates.append(id)
                 feedback.append(FeedbackEntry(
-                    time: now, subscriberID: replacement.subscriberID, proto: replacement.proto, token: replacement.oldToken,
+                    time: now, subscriberID: replacement.subscriberID, origin: replacement.origin, proto: replacement.proto, token: replacement.oldToken,
                     status: nil, reason: "CanonicalRegistrationID", action: .unregistered, replacement: replacement.newToken))
                 continue
             }
             try update.execute(arguments: [replacement.newToken, replacement.identity, now, id])
             guard db.changesCount > 0 else { continue }  // deleted meanwhile
             feedback.append(FeedbackEntry(
-                time: now, subscriberID: replacement.subscriberID, proto: replacement.proto, token: replacement.oldToken,
+                time: now, subscriberID: replacement.subscriberID, origin: replacement.origin, proto: replacement.proto, token: replacement.oldToken,
                 status: nil, reason: "CanonicalRegistrationID", action: .replaced, replacement: replacement.newToken))
         }
         try Self.insertFeedback(feedback, in: db)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldConfiguration
+import HeraldRuntime
 import HeraldServer
 import Logging
 import NIOCore
@@ -60,7 +61,7 @@ public final class TestHerald: Sendable {
         let (udpPorts, udpContinuation) = AsyncStream<Int>.makeStream()
         var bound = HeraldApplication.BoundAddresses()
         bound.http = { httpContinuation.yield($0) }
-        bound.udp = { udpContinuation.yield($0) }
+        bound.frontEnd = { listener, port in if listener == "udp" { udpContinuation.yield(port) } }
         let application = try await HeraldApplication(configuration: configuration, logger: logger, bound: bound)
         let group = ServiceGroup(configuration: .init(services: application.services.map { .init(service: $0) }, logger: logger))
         let finished = Task { try await application.runAndClose { try await group.run() } }

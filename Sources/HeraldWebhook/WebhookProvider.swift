@@ -71,6 +71,14 @@ public struct WebhookProvider: PushProvider {
         MessageVariant(silent: silent)
     }
 
+    /// A prepared body is posted as it is: it must be JSON, as every webhook body is.
+    public func render(_ payload: PreparedPayload) -> RenderResult<ByteBuffer> {
+        guard (try? JSONBodyParser.parse(payload.body)) != nil else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
+        }
+        return .send(ByteBuffer(string: payload.body))
+    }
+
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<ByteBuffer> {
         .send(ByteBuffer(string: notification.eventJSON(includeText: !variant.silent)))
     }

@@ -239,6 +239,45 @@ import Testing
         #expect(await herald.waitForExit() == 0)
         await receiver.stop()
     }
+
+    /// `kill -9` after raw sends were accepted (`202`) and before they were answered: after the
+    /// restart every one is delivered, with the body as it was sent.
+    @Test func crashBetweenAcceptingRawSendsAndDeliveringThemLosesNothing() async throws {
+        let tokens = 40
+        let directory = TestHerald.makeTemporaryDirectory()
+        let port = try HeraldProcess.freePort()
+        let gate = Gate()
+        // Requests are held until the gate opens: the first process never sees an answer.
+        let receiver = try await WebhookReceiver.start { _ in
+            await gate.wait()
+            return .ok
+        }
+        let config = directory + "/herald.yml"
+        try """
+            delivery:
+              lease_duration: 2
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        var herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        let urls = (0..<tokens).map { "\"\(receiver.url("/raw/\($0)"))\"" }.joined(separator: ",")
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/send")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: #"{"proto":"http","tokens":[\#(urls)],"payload":{"kind":"raw","n":1}}"#))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        #expect(response.status.code == 202)
+        #expect(String(buffer: try await response.body.collect(upTo: 1 << 16)) == #"{"queued":\#(tokens)}"#)
+        try await eventually(limit: .seconds(60)) { gate.arrivals > 0 }
+        herald.signal(SIGKILL)
+        _ = await herald.waitForExit()
+        gate.open()
+
+        herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await eventually(limit: .seconds(120)) { Set(receiver.requests.map(\.path)).count == tokens }
+        #expect(receiver.requests.allSatisfy { $0.body == #"{"kind":"raw","n":1}"# })
+        herald.signal(SIGTERM)
+        #expect(await herald.waitForExit() == 0)
+        await receiver.stop()
+    }
 }
 
 /// A latch a test opens to let held webhook answers go.

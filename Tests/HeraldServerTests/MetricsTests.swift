@@ -19,7 +19,7 @@ import Testing
                 #expect(response.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
                 let text = response.body
                 #expect(text.contains(#"herald_publishes_total{result="accepted"} 1"#))
-                #expect(text.contains(#"herald_publishes_total{result="rejected",status="400"} 1"#))
+                #expect(text.contains(#"herald_publishes_total{code="invalid_request",result="rejected"} 1"#))
                 #expect(text.contains(#"herald_deliveries_total{provider="http",outcome="delivered"} 1"#))
                 #expect(text.contains(#"herald_http_requests_total{route="/event/{event}",method="POST",status="204"} 1"#))
                 #expect(text.contains(#"herald_backlog{kind="jobs"} 0"#))

@@ -166,3 +166,15 @@ struct SettlementConformanceTests {
     @Test("members are read by id within the audience; subscribers by id")
     func readByID() async throws { try await SettlementConformance.readByID(backend) }
 }
+
+@Suite("Store conformance: raw-token deliveries and origins")
+struct RawDeliveryConformanceTests {
+    @Test("raw-token deliveries round-trip through the queue with their payload and origin, and count in the backlog")
+    func rawDeliveriesRoundTrip() async throws { try await RawDeliveryConformance.rawDeliveriesRoundTrip(backend) }
+    @Test("settling raw-token outcomes writes feedback and dead letters without a subscriber, with their origin")
+    func rawOutcomesSettleWithOrigin() async throws { try await RawDeliveryConformance.rawOutcomesSettleWithOrigin(backend) }
+    @Test("feedback is filtered by origin and provider, each with a cursor")
+    func feedbackFiltersByOriginAndProvider() async throws { try await RawDeliveryConformance.feedbackFiltersByOriginAndProvider(backend) }
+    @Test("a publish job keeps the front-end it came through")
+    func jobsKeepTheirOrigin() async throws { try await RawDeliveryConformance.jobsKeepTheirOrigin(backend) }
+}

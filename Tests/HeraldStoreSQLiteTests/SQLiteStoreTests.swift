@@ -110,6 +110,50 @@ struct SQLiteStoreTests {
         #expect(!columns.contains("badge"))
     }
 
+    @Test("migration v8 keeps the retries, feedback, dead letters and jobs of a database made before it, as pushd's")
+    func rawSendsMigration() async throws {
+        let notification = try SQLiteCodec.encode(sampleNotification())
+        let path = try await Self.database(migratedUpTo: "v7-pending-deliveries") { db in
+            try db.execute(sql: "INSERT INTO subscribers (id, proto, token, identity, created, updated) VALUES ('s0', 'apns', 't0', 't0', 0, 0)")
+            try db.execute(
+                sql: """
+                    INSERT INTO retries (subscriber_id, notification, silent, badge, attempts, due_at, published_at, last_reason)
+                    VALUES ('s0', ?, 1, 4, 2, 1000, 5, 'InternalServerError')
+                    """,
+                arguments: [notification])
+            try db.execute(sql: """
+                INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action) VALUES (7, 's0', 'apns', 't0', 410, 'Unregistered', 'kept')
+                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO dead_letters (time, subscriber_id, proto, token, event, notification, silent, attempts, published_at, reason)
+                    VALUES (8, 's0', 'apns', 't0', 'sport', ?, 0, 3, 5, 'BadTopic')
+                    """,
+                arguments: [notification])
+            try db.execute(
+                sql: "INSERT INTO publish_jobs (audience_kind, audience_value, notification, published_at) VALUES ('broadcast', NULL, ?, 5)",
+                arguments: [notification])
+        }
+        let store = try SQLiteStore(path: path)
+        defer { try? store.close() }
+        let retry = try #require(try await store.claimDueRetries(limit: 5, lease: Lease(owner: "a", expiresAt: 9_000), nowMillis: 2_000).first)
+        #expect(retry.recipient == .subscriber(SubscriberID(rawValue: "s0")))
+        #expect(retry.origin == .pushd)
+        #expect(retry.notification == .event(sampleNotification()))
+        #expect(retry.attempts == 2)
+        let feedback = try await store.feedback(matching: FeedbackFilter(origin: .pushd), after: nil, since: nil, limit: 5)
+        #expect(feedback.map(\.action) == [.kept])
+        #expect(feedback.first?.subscriberID == SubscriberID(rawValue: "s0"))
+        let letters = try await store.deadLetters(matching: DeadLetterFilter(origin: .pushd), after: nil, limit: 5)
+        #expect(letters.map(\.reason) == ["BadTopic"])
+        #expect(letters.first?.content.notification == .event(sampleNotification()))
+        let job = try #require(try await store.claimJobs(limit: 5, lease: Lease(owner: "a", expiresAt: 9_000), nowMillis: 2_000).first)
+        #expect(job.origin == .pushd)
+        // The cascade from subscribers still reaches the rebuilt retries table.
+        #expect(try await store.deleteSubscriber(SubscriberID(rawValue: "s0")))
+        #expect(try await store.backlog().retries == 0)
+    }
+
     @Test("data survives closing and reopening; the migration runs once")
     func reopen() async throws {
         let path = TemporaryDatabases.newPath()
@@ -126,7 +170,7 @@ struct SQLiteStoreTests {
         let jobs = try await second.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
         #expect(jobs.map(\.notification) == [sampleNotification()])
         let migrations = try await second.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges", "v7-pending-deliveries"])
+        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges", "v7-pending-deliveries", "v8-raw-sends-and-origins"])
         let journal = try await second.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
     }

@@ -51,13 +51,13 @@ public struct MessageVariant: Hashable, Sendable {
 
 /// Where one delivery goes.
 public struct DeliveryTarget: Sendable, Equatable {
-    /// The subscriber.
-    public var subscriberID: SubscriberID
+    /// The subscriber (`nil`: a raw token, never registered).
+    public var subscriberID: SubscriberID?
     /// Its stored token.
     public var token: String
 
     /// Creates a target.
-    public init(subscriberID: SubscriberID, token: String) {
+    public init(subscriberID: SubscriberID?, token: String) {
         self.subscriberID = subscriberID
         self.token = token
     }
@@ -131,6 +131,10 @@ public protocol PushProvider: Sendable {
     /// Renders `notification` for one variant (called once per distinct variant per batch).
     func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<Message>
 
+    /// Turns a payload the sender prepared into a message, unchanged but for what the kind
+    /// must check (size, required headers). Kinds that cannot carry one answer `.fail`.
+    func render(_ payload: PreparedPayload) -> RenderResult<Message>
+
     /// Sends one rendered message to one target.
     func send(_ message: Message, to target: DeliveryTarget) async -> DeliveryOutcome
 
@@ -174,6 +178,11 @@ extension PushProvider {
 
     /// Most kinds send to one service.
     public func destinationHost(of token: String) -> String? { nil }
+
+    /// Kinds that do not take prepared payloads refuse them as a message failure.
+    public func render(_ payload: PreparedPayload) -> RenderResult<Message> {
+        .fail(DeliveryOutcome(.messageFailure, reason: "PreparedPayloadUnsupported"))
+    }
 
     /// Nothing to release by default.
     public func shutdown() async {}

@@ -12,7 +12,6 @@ public struct ServerMetrics: Sendable {
     /// The factory every component creates its instruments with.
     public let factory: PrometheusMetricsFactory
 
-    private let publishesAccepted: Metrics.Counter
     private let backlogJobs: Metrics.Gauge
     private let backlogRetries: Metrics.Gauge
     private let listeners: Metrics.Gauge
@@ -27,29 +26,15 @@ public struct ServerMetrics: Sendable {
         ]
         self.registry = registry
         self.factory = factory
-        self.publishesAccepted = Metrics.Counter(label: "herald_publishes_total", dimensions: [("result", "accepted")], factory: factory)
         self.backlogJobs = Metrics.Gauge(label: "herald_backlog", dimensions: [("kind", "jobs")], factory: factory)
         self.backlogRetries = Metrics.Gauge(label: "herald_backlog", dimensions: [("kind", "retries")], factory: factory)
         self.listeners = Metrics.Gauge(label: "herald_sse_listeners", factory: factory)
-    }
-
-    /// Counts a publish that was accepted.
-    func publishAccepted() { publishesAccepted.increment() }
-
-    /// Counts a refused publish by its HTTP-equivalent status (400, 404, 503).
-    func publishRejected(status: Int) {
-        Metrics.Counter(label: "herald_publishes_total", dimensions: [("result", "rejected"), ("status", String(status))], factory: factory).increment()
     }
 
     /// Counts an HTTP request by route pattern (not the raw path, to keep labels bounded) and status.
     func request(route: String, method: String, status: Int) {
         Metrics.Counter(label: "herald_http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory)
             .increment()
-    }
-
-    /// Counts a UDP datagram by outcome (`accepted`, `dropped` for undecodable or refused ones).
-    func datagram(_ result: String) {
-        Metrics.Counter(label: "herald_udp_datagrams_total", dimensions: [("result", result)], factory: factory).increment()
     }
 
     /// Records the sampled gauges.

@@ -29,13 +29,15 @@ extension AdminRoutes {
             writer.key("time")
             writer.number(letter.time)
             writer.key("subscriber")
-            writer.string(letter.subscriberID.rawValue)
+            if let id = letter.subscriberID { writer.string(id.rawValue) } else { writer.null() }
+            writer.key("origin")
+            writer.string(letter.origin.rawValue)
             writer.key("proto")
             writer.string(letter.proto)
             writer.key("token")
             writer.string(letter.token)
             writer.key("event")
-            writer.string(letter.content.notification.event)
+            writer.string(letter.content.notification.eventName)
             writer.key("status")
             if let status = letter.status { writer.number(status) } else { writer.null() }
             writer.key("reason")
@@ -44,8 +46,25 @@ extension AdminRoutes {
             writer.number(letter.content.attempts)
             writer.key("published")
             writer.number(letter.content.publishedAt)
-            writer.key("notification")
-            writer.raw(letter.content.notification.eventJSON(includeText: !letter.content.silent))
+            switch letter.content.notification {
+            case .event(let event):
+                writer.key("notification")
+                writer.raw(event.eventJSON(includeText: !letter.content.silent))
+            case .prepared(let payload):
+                // A raw send's payload as its front-end prepared it: the body as text, and its headers.
+                writer.key("payload")
+                writer.beginObject()
+                writer.key("body")
+                writer.string(payload.body)
+                writer.key("headers")
+                writer.beginObject()
+                for (name, value) in payload.headers.sorted(by: { $0.key < $1.key }) {
+                    writer.key(name)
+                    writer.string(value)
+                }
+                writer.endObject()
+                writer.endObject()
+            }
             writer.endObject()
         }
         writer.endArray()
@@ -115,7 +134,7 @@ struct DeadLetterSelector {
         }
         try self.init(query: request.uri.queryParameters, body: body)
         guard filter.isRestrictive || all else {
-            throw APIError.badRequest("Select dead letters with ids, provider, event, since or until, or pass all=true")
+            throw APIError.badRequest("Select dead letters with ids, provider, event, origin, since or until, or pass all=true")
         }
     }
 
@@ -141,6 +160,7 @@ struct DeadLetterSelector {
         }
         filter.proto = try text("provider")
         filter.event = try text("event")
+        filter.origin = try text("origin").map(DeliveryOrigin.init(rawValue:))
         filter.since = try integer("since")
         filter.until = try integer("until")
         after = try integer("after")

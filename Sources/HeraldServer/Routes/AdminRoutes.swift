@@ -65,10 +65,12 @@ public struct AdminRoutes: Sendable {
         )
     }
 
-    /// `GET /feedback?since=<unix seconds>&after=<id>&limit=<n>`: what the push services reported
-    /// and which subscribers were unregistered, oldest first, so a back-end can clean its own records.
+    /// `GET /feedback?since=<unix seconds>&after=<id>&limit=<n>&origin=<front-end>&provider=<name>`: what
+    /// the push services reported and which subscribers were unregistered, oldest first, so a back-end
+    /// can clean its own records. `origin` and `provider` narrow it to one front-end's or one provider's.
     ///
-    /// Answers `{"entries":[...],"next":<id>}`; pass `next` back as `after` to continue.
+    /// Answers `{"entries":[...],"next":<id>}`; pass `next` back as `after` to continue. Entries of raw
+    /// tokens (sent by a compat front-end) have `"subscriber":null`.
     func feedback(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         func integer(_ name: String) throws(APIError) -> Int64? {
@@ -79,7 +81,13 @@ public struct AdminRoutes: Sendable {
         let since = try integer("since")
         let after = try integer("after")
         let limit = Int(min(try integer("limit") ?? 100, Int64(Self.maxFeedbackPage)))
-        let entries = try await store.feedback(after: after, since: since, limit: max(1, limit))
+        func text(_ name: String) throws(APIError) -> String? {
+            guard let value = query[name[...]] else { return nil }
+            guard !value.isEmpty else { throw .invalidValue(name) }
+            return String(value)
+        }
+        let filter = FeedbackFilter(origin: try text("origin").map(DeliveryOrigin.init(rawValue:)), proto: try text("provider"))
+        let entries = try await store.feedback(matching: filter, after: after, since: since, limit: max(1, limit))
 
         var writer = JSONWriter()
         writer.beginObject()
@@ -92,7 +100,9 @@ public struct AdminRoutes: Sendable {
             writer.key("time")
             writer.number(entry.time)
             writer.key("subscriber")
-            writer.string(entry.subscriberID.rawValue)
+            if let id = entry.subscriberID { writer.string(id.rawValue) } else { writer.null() }
+            writer.key("origin")
+            writer.string(entry.origin.rawValue)
             writer.key("proto")
             writer.string(entry.proto)
             writer.key("token")

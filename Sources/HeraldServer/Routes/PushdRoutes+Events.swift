@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldIntake
 import HeraldPipeline
 import HeraldStore
 import HTTPTypes
@@ -42,14 +43,14 @@ extension PushdRoutes {
     func publishEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
         let body = try await body(request)
-        try await publisher.publish(body, to: event)
+        try await answering { () async throws(IntakeError) in try await intake.publish(body, to: event) }
         return .noContent
     }
 
     /// `DELETE /event/:event` (§4.16).
     func deleteEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
-        guard try await publisher.deleteEvent(event) else { throw APIError.notFound }
+        guard try await answering({ () async throws(IntakeError) in try await intake.deleteEvent(event) }) else { throw APIError.notFound }
         return .noContent
     }
 

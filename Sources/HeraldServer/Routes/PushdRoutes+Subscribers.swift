@@ -1,33 +1,23 @@
 import HeraldCore
+import HeraldIntake
 import HeraldPipeline
 import HeraldStore
 import HTTPTypes
 import Hummingbird
 
 extension PushdRoutes {
-    /// Longest stored token in bytes: far above any push service's (a Web Push subscription is under 1 kB,
-    /// a webhook URL rarely over 2 kB), low enough that registrations cannot bloat the store.
-    public static let maxTokenLength = 4096
-
     /// `POST /subscribers` (§4.2).
     func registerSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let body = try await body(request)
-        guard let proto = body["proto"]?.scalarText, !proto.isEmpty, let provider = providers[proto] else {
-            throw APIError.invalidValue("proto")
-        }
-        guard let token = provider.normalizeToken(TokenInput(token: body["token"], body: body)),
-            token.token.utf8.count <= Self.maxTokenLength, token.identity.utf8.count <= Self.maxTokenLength
-        else {
-            throw APIError.invalidValue("token")
-        }
+        let proto = body["proto"]?.scalarText ?? ""
+        let token = try await answering { () throws(IntakeError) in try intake.validateToken(proto: proto, TokenInput(token: body["token"], body: body)) }
         let fields: SubscriberFields
         do {
             fields = try SubscriberFields.parse(from: body)
         } catch {
             throw APIError.badRequest(error.reason)
         }
-        let registration = SubscriberRegistration(proto: proto, token: token.token, identity: token.identity, fields: fields)
-        let (subscriber, created) = try await store.register(registration, now: clock.nowSeconds())
+        let (subscriber, created) = try await answering { () async throws(IntakeError) in try await intake.register(proto: proto, token: token, fields: fields) }
         var response = Response.json(subscriber.jsonText(includeID: true), status: created ? .created : .ok)
         response.headers[.location] = "/subscriber/\(subscriber.id)"
         return response
@@ -64,7 +54,13 @@ extension PushdRoutes {
 
     /// `POST /subscriber/:id/test` (§4.6).
     func testSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        guard try await publisher.publishTest(to: subscriberID(context)) else { throw APIError.notFound }
+        do {
+            try await intake.publishTest(to: subscriberID(context))
+        } catch where error.code == .unknownSubscriber {
+            throw APIError.notFound  // §4.6: a bare 404, unlike a unicast publish's
+        } catch {
+            throw APIError(refusal: error)
+        }
         return .bare(.created)
     }
 }

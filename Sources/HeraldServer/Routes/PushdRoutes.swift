@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldIntake
 import HeraldPipeline
 import HeraldStore
 import HTTPTypes
@@ -17,7 +18,7 @@ public struct PushdRoutes: Sendable {
 
     let store: any HeraldStore
     let providers: ProviderSet
-    let publisher: Publisher
+    let intake: Intake
     let authorizer: Authorizer
     let hub: EventStreamHub?
     let logger: Logger
@@ -25,13 +26,13 @@ public struct PushdRoutes: Sendable {
 
     /// Creates the routes. `hub` is `nil` when `event_source.enabled` is false.
     public init(
-        store: any HeraldStore, providers: ProviderSet, publisher: Publisher, authorizer: Authorizer, hub: EventStreamHub?, logger: Logger,
+        store: any HeraldStore, providers: ProviderSet, intake: Intake, authorizer: Authorizer, hub: EventStreamHub?, logger: Logger,
         clock: WallClock = .system
     ) {
         self.clock = clock
         self.store = store
         self.providers = providers
-        self.publisher = publisher
+        self.intake = intake
         self.authorizer = authorizer
         self.hub = hub
         self.logger = logger

@@ -1,6 +1,5 @@
 import HeraldCore
 import HeraldPipeline
-import HeraldWebPush
 import Hummingbird
 
 /// What browsers need before they can subscribe (realm `register`).
@@ -28,8 +27,8 @@ public struct WebPushRoutes: Sendable {
     ///
     /// `proto` picks among several `webpush` providers; with only one it may be left out.
     func vapidPublicKey(_ request: Request) throws -> Response {
-        let webPush = providers.byName.compactMap { $0.value as? WebPushProvider }.sorted { $0.name < $1.name }
-        let chosen: WebPushProvider
+        let webPush = providers.byName.compactMap { $0.value as? any WebPushApplicationServer }.sorted { $0.name < $1.name }
+        let chosen: any WebPushApplicationServer
         if let proto = request.uri.queryParameters["proto"] {
             guard let provider = webPush.first(where: { $0.name == String(proto) }) else {
                 throw APIError.json(.notFound, "No webpush provider called \(proto)")

@@ -1,5 +1,7 @@
 import HeraldCore
+import HeraldIntake
 import Logging
+import Metrics
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -10,11 +12,11 @@ public struct UDPEventService: Service, CustomStringConvertible {
 
     private let host: String
     private let port: Int
-    private let publisher: Publisher
+    private let intake: Intake
     private let authorizer: Authorizer
     private let accessLog: Bool
     private let logger: Logger
-    private let metrics: ServerMetrics?
+    private let metricsFactory: (any MetricsFactory)?
     private let onBound: @Sendable (SocketAddress?) -> Void
 
     /// Largest datagram read; anything longer is truncated by the kernel and then fails to decompress.
@@ -22,17 +24,17 @@ public struct UDPEventService: Service, CustomStringConvertible {
 
     /// Creates the service; `onBound` learns the bound address (tests bind port 0).
     public init(
-        host: String, port: Int, publisher: Publisher, authorizer: Authorizer, accessLog: Bool, logger: Logger,
-        metrics: ServerMetrics? = nil,
+        host: String, port: Int, intake: Intake, authorizer: Authorizer, accessLog: Bool, logger: Logger,
+        metricsFactory: (any MetricsFactory)? = nil,
         onBound: @escaping @Sendable (SocketAddress?) -> Void = { _ in }
     ) {
         self.host = host
         self.port = port
-        self.publisher = publisher
+        self.intake = intake
         self.authorizer = authorizer
         self.accessLog = accessLog
         self.logger = logger
-        self.metrics = metrics
+        self.metricsFactory = metricsFactory
         self.onBound = onBound
     }
 
@@ -62,11 +64,11 @@ public struct UDPEventService: Service, CustomStringConvertible {
     func handle(_ data: ByteBuffer, from address: SocketAddress) async {
         guard let datagram = EventDatagram.decode(data) else {
             logger.info("UDP Cannot decode message")
-            metrics?.datagram("undecodable")
+            count("undecodable")
             return
         }
         let status = await act(on: datagram, from: address)
-        metrics?.datagram(status == 204 ? "accepted" : "refused")
+        count(status == 204 ? "accepted" : "refused")
         if accessLog {
             logger.info("UDP/\(datagram.method) \(datagram.path) \(status)")
         }
@@ -84,16 +86,24 @@ public struct UDPEventService: Service, CustomStringConvertible {
                 } catch {
                     return 400
                 }
-                try await publisher.publish(payload, to: event)
+                try await intake.publish(payload, to: event)
                 return 204
             case "DELETE":
-                return try await publisher.deleteEvent(event) ? 204 : 404
+                return try await intake.deleteEvent(event) ? 204 : 404
             default:
                 return 404
             }
         } catch {
-            if let message = error.message { logger.info("UDP publish refused", metadata: ["error": "\(message)"]) }
-            return Int(error.status.code)
+            // Datagrams are never answered; the access log shows the status the same request would
+            // get over HTTP (§13.1), so the mapping is the HTTP front's.
+            logger.info("UDP publish refused", metadata: ["error": "\(error.message)"])
+            return Int(APIError(refusal: error).status.code)
         }
+    }
+
+    /// Counts a datagram by outcome (`accepted`, `refused`, `undecodable`).
+    private func count(_ result: String) {
+        guard let metricsFactory else { return }
+        Counter(label: "herald_udp_datagrams_total", dimensions: [("result", result)], factory: metricsFactory).increment()
     }
 }

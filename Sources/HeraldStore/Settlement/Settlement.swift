@@ -15,7 +15,7 @@ public struct Settlement: Sendable, Equatable {
     /// Tokens a push service said to use instead.
     public var replacements: [TokenReplacement] = []
     /// First failures to try again (ids are assigned by the store).
-    public var newRetries: [RetryEntry] = []
+    public var newRetries: [QueuedDelivery] = []
     /// Claimed retries put back for another attempt, their leases released.
     public var rescheduledRetries: [RetryReschedule] = []
     /// Claimed retries that ended (delivered, failed for good, or their subscriber gone).

@@ -96,7 +96,7 @@ public struct MPNSProvider: PushProvider {
                 logger.debug(
                     "MPNS did not accept a notification",
                     metadata: [
-                        "subscriber": "\(target.subscriberID)", "status": "\(response.status.code)",
+                        "subscriber": "\(target.subscriberID?.rawValue ?? "-")", "status": "\(response.status.code)",
                         "outcome": "\(outcome.outcome)", "reason": "\(outcome.reason ?? "-")",
                     ])
             }

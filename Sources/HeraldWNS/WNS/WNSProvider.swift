@@ -83,6 +83,20 @@ public struct WNSProvider: PushProvider {
         renderer.variant(lang: lang, silent: silent, badge: badge)
     }
 
+    /// A WNS notification as the sender made it: the XML (or raw) body, its type from `x-wns-type`
+    /// (`wns/toast` when absent), `x-wns-ttl` and `x-wns-tag`.
+    public func render(_ payload: PreparedPayload) -> RenderResult<WNSMessage> {
+        let typeName = payload.headers["x-wns-type"].map { $0.hasPrefix("wns/") ? String($0.dropFirst(4)) : $0 } ?? "toast"
+        guard let type = WNSNotificationType(rawValue: typeName) else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
+        }
+        let body = ByteBuffer(string: payload.body)
+        // WNS refuses bodies over 5 KB (providers.md §4.2).
+        guard body.readableBytes <= 5000 else { return .fail(DeliveryOutcome(.messageFailure, reason: "PayloadTooLarge")) }
+        return .send(WNSMessage(
+            body: body, type: type, timeToLive: payload.integerHeader("x-wns-ttl").map(Int.init), tag: payload.headers["x-wns-tag"]))
+    }
+
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<WNSMessage> {
         renderer.render(notification, for: variant, now: Int64(Date().timeIntervalSince1970))
     }
@@ -97,7 +111,7 @@ public struct WNSProvider: PushProvider {
         let outcome = await attempt(message, to: target, token: token)
         guard outcome.status == WNSResponseTable.unauthorized else { return outcome }
         // The token expired or was revoked early: one new token, one retry; a second 401 is a configuration failure.
-        logger.debug("WNS refused the access token; refreshing", metadata: ["subscriber": "\(target.subscriberID)"])
+        logger.debug("WNS refused the access token; refreshing", metadata: ["subscriber": "\(target.subscriberID?.rawValue ?? "-")"])
         await tokens.invalidate(token)
         let fresh: String
         do {
@@ -133,7 +147,7 @@ public struct WNSProvider: PushProvider {
                 logger.debug(
                     "WNS did not accept a notification",
                     metadata: [
-                        "subscriber": "\(target.subscriberID)", "status": "\(response.status.code)",
+                        "subscriber": "\(target.subscriberID?.rawValue ?? "-")", "status": "\(response.status.code)",
                         "outcome": "\(outcome.outcome)", "msg-id": "\(headers.first(name: "X-WNS-Msg-ID") ?? "-")",
                         "debug-trace": "\(headers.first(name: "X-WNS-Debug-Trace") ?? "-")",
                     ])

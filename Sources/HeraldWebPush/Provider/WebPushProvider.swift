@@ -9,7 +9,7 @@ import NIOSSL
 
 /// A provider of kind `webpush`: encrypts each notification for the subscriber's browser (RFC 8291) and posts it to
 /// the subscription's push service with VAPID (RFC 8292), as pushd-api.md §10.4 specifies.
-public struct WebPushProvider: PushProvider {
+public struct WebPushProvider: PushProvider, WebPushApplicationServer {
     /// Limits and defaults of a `webpush` provider.
     public struct Settings: Sendable {
         /// The `TTL` of notifications without `ttl` or `expiration`: one day, as pushd-api.md §10.4 shows.

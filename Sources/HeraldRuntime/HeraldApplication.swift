@@ -4,30 +4,38 @@ import HeraldConfiguration
 import HeraldCore
 import HeraldFCM
 import HeraldGCMLegacy
+import HeraldIntake
 import HeraldPipeline
+import HeraldServer
 import HeraldStore
 import HeraldStoreSQLite
 import HeraldWebhook
 import HeraldWebPush
 import HeraldWNS
-import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// A whole Herald server built from its configuration: store, providers, pipeline, HTTP, SSE and UDP.
+/// A whole Herald server built from its configuration: store, providers, pipeline, the HTTP
+/// front and every front-end. The composition root: the only place that names concrete
+/// providers, front-ends and stores.
 public struct HeraldApplication: Sendable {
     /// The provider kinds this build of Herald ships.
     public static var standardKinds: ProviderKindRegistry {
         ProviderKindRegistry([WebhookKind(), APNsKind(), FCMKind(), WebPushKind(), WNSKind(), MPNSKind(), GCMLegacyKind()])
     }
 
+    /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
+    public static var standardFrontEnds: [any FrontEndKind] {
+        [UDPEventFrontEnd()]
+    }
+
     /// Where the server's sockets ended up (useful with port 0).
     public struct BoundAddresses: Sendable {
         /// Called with the HTTP port once listening.
         public var http: @Sendable (Int) -> Void = { _ in }
-        /// Called with the UDP port once bound.
-        public var udp: @Sendable (Int) -> Void = { _ in }
+        /// Called with a front-end's listener name (`udp`, ...) and port once bound.
+        public var frontEnd: @Sendable (_ listener: String, _ port: Int) -> Void = { _, _ in }
 
         /// No callbacks.
         public init() {}
@@ -41,6 +49,8 @@ public struct HeraldApplication: Sendable {
     public let providers: ProviderSet
     /// The Prometheus registry behind `GET /metrics`.
     public let metrics: ServerMetrics
+    /// What every front door hands its work to.
+    public let intake: Intake
     private let logger: Logger
     /// Who this process is in leases on jobs and retries.
     private let owner: String
@@ -50,18 +60,14 @@ public struct HeraldApplication: Sendable {
     public init(
         configuration: HeraldConfiguration,
         kinds: ProviderKindRegistry = HeraldApplication.standardKinds,
+        frontEnds: [any FrontEndKind] = HeraldApplication.standardFrontEnds,
         logger: Logger,
         bound: BoundAddresses = BoundAddresses()
     ) async throws {
         self.logger = logger
         let server = configuration.server
 
-        var acls: [Realm: AccessList] = [:]
-        for (realm, entries) in server.acl {
-            acls[realm] = try AccessList(entries, key: "server.acl.\(realm.rawValue)")
-        }
-        let users = server.auth.mapValues { Authorizer.User(password: $0.password, realms: $0.realms) }
-        let authorizer = Authorizer(users: users, acls: acls)
+        let authorizer = try Authorizer(server: server)
 
         let store: any HeraldStore
         switch try DatabaseLocation.parse(server.database) {
@@ -115,32 +121,16 @@ public struct HeraldApplication: Sendable {
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
                 maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
             : nil
-        let publisher = Publisher(store: store, hub: hub, wakeUp: fanOutWakeUp, logger: logger, metrics: metrics,
-            maxBacklog: configuration.delivery.maxBacklog, clock: clock)
+        let intake = Intake(
+            store: store, providers: providers, listeners: hub, fanOutWakeUp: fanOutWakeUp, queueWakeUp: engine.retryWakeUp,
+            maxBacklog: configuration.delivery.maxBacklog, metrics: IntakeMetrics(factory: metrics.factory), logger: logger, clock: clock)
+        self.intake = intake
 
-        let router = Router(context: HeraldRequestContext.self)
-        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: metrics))
-        PushdRoutes(store: store, providers: providers, publisher: publisher, authorizer: authorizer, hub: hub, logger: logger, clock: clock)
-            .register(on: router)
-        AdminRoutes(store: store, authorizer: authorizer, metrics: metrics, hub: hub, retryWakeUp: engine.retryWakeUp, providers: providers)
-            .register(on: router)
-        WebPushRoutes(providers: providers, authorizer: authorizer).register(on: router)
-
-        let onHTTP = bound.http
-        let httpLogger = logger
-        let application = Application(
-            router: router,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [
-                    RequestReadTimeoutHandler(
-                        headerTimeout: TimeAmount(server.headerTimeout),
-                        bodyTimeout: TimeAmount(server.bodyTimeout), logger: httpLogger)
-                ],
-                idleTimeout: TimeAmount(server.idleTimeout))),
-            configuration: .init(address: .hostname(server.http.host, port: server.http.port), serverName: nil),
-            onServerRunning: { channel in onHTTP(channel.localAddress?.port ?? server.http.port) },
-            logger: logger
-        )
+        let application = HTTPFront.service(
+            HTTPFront.Parts(
+                server: server, store: store, providers: providers, intake: intake, authorizer: authorizer, hub: hub, metrics: metrics,
+                retryWakeUp: engine.retryWakeUp, clock: clock),
+            logger: logger, onBound: bound.http)
 
         // Services stop in reverse order: the workers stop handing work over, then the deliveries in
         // flight finish (or are cancelled after the grace period), then the settler records their answers.
@@ -148,15 +138,16 @@ public struct HeraldApplication: Sendable {
         services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
         services.append(PruneService(store: store, policy: policy, logger: logger, clock: clock))
-        if let udp = server.udp {
-            if authorizer.usesBasicAuth && !authorizer.hasACL(for: .publish) {
-                logger.warning("UDP events are accepted from any address")
+        let frontEndContext = FrontEndContext(
+            configuration: configuration, intake: intake, logger: logger, metricsFactory: metrics.factory, bound: bound.frontEnd)
+        do {
+            for frontEnd in frontEnds {
+                services += try frontEnd.makeServices(context: frontEndContext)
             }
-            let onUDP = bound.udp
-            services.append(UDPEventService(
-                host: udp.host, port: udp.port, publisher: publisher, authorizer: authorizer,
-                accessLog: server.accessLog, logger: logger, metrics: metrics,
-                onBound: { address in onUDP(address?.port ?? udp.port) }))
+        } catch {
+            await providers.shutdown()
+            try? await store.close()
+            throw error
         }
         services.append(application)
         // Shut down first (services stop in reverse order): open event streams end, so the

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// The backlog is counted at most every ``samplePeriod``, not per publish: a burst of
 /// publishes must not turn into a burst of counting queries.
-final class BacklogGate: Sendable {
+public final class BacklogGate: Sendable {
     /// How long one count of the backlog is trusted.
     static let samplePeriod: Duration = .milliseconds(200)
     /// What `Retry-After` tells refused publishers.
@@ -17,13 +17,13 @@ final class BacklogGate: Sendable {
     private let sample = Mutex<(backlog: Int, at: ContinuousClock.Instant)?>(nil)
 
     /// Creates a gate; a `limit` of 0 admits everything.
-    init(store: any HeraldStore, limit: Int) {
+    public init(store: any HeraldStore, limit: Int) {
         self.store = store
         self.limit = limit
     }
 
-    /// Throws 503 with `Retry-After` when the backlog has reached the limit.
-    func admit() async throws(APIError) {
+    /// Throws ``IntakeError/Code/overloaded`` when the backlog has reached the limit.
+    public func admit() async throws(IntakeError) {
         guard limit > 0 else { return }
         let now = ContinuousClock.now
         var backlog = sample.withLock { cached -> Int? in

@@ -1,0 +1,25 @@
+extension PreparedPayload {
+    /// The body's members when it is one JSON object, as the text between its braces
+    /// (`"aps":{...},"k":"v"`), or `nil` when it is not a JSON object.
+    ///
+    /// The kinds that take JSON check it once per prepared payload, not per token: a body the
+    /// service would refuse for every device fails here, as a message failure, without a send.
+    public var jsonObjectMembers: Substring? {
+        guard case .object(let members) = try? JSONBodyParser.parse(body) else { return nil }
+        let trimmed = body.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }
+        guard !members.isEmpty else { return "" }
+        let text = String(trimmed.reversed())
+        return text.dropFirst().dropLast()
+    }
+
+    /// The value of an integer header, when it is present and an integer.
+    public func integerHeader(_ name: String) -> Int64? {
+        headers[name].flatMap { Int64($0.trimmingPrefixWhitespace()) }
+    }
+}
+
+extension String {
+    fileprivate func trimmingPrefixWhitespace() -> Substring {
+        self.drop { $0.isWhitespace }
+    }
+}

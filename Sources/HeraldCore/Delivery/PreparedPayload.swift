@@ -1,0 +1,25 @@
+/// A provider payload made ready by the sender, sent as it is: what the other gateways'
+/// clients send (an APNs JSON body with its headers, an FCM message, a WNS XML body).
+///
+/// Herald does not template, localize or count badges for it; the provider only checks that
+/// it can carry it (size, required headers) and sends it to a raw token.
+public struct PreparedPayload: Sendable, Hashable, Codable {
+    /// The request body as the provider sends it (JSON for APNs, FCM and webhooks; XML for WNS and MPNS).
+    public var body: String
+    /// Provider headers, lower-cased names (`apns-topic`, `apns-push-type`, `x-wns-type`, ...).
+    public var headers: [String: String]
+    /// Unix seconds after which it must not be delivered (`nil`: no limit).
+    public var expiration: Int64?
+    /// The event name it counts under in dead-letter filters and logs (the front-end's own label).
+    public var label: String
+
+    /// Creates a prepared payload; header names are lower-cased.
+    public init(body: String, headers: [String: String] = [:], expiration: Int64? = nil, label: String = "raw") {
+        self.body = body
+        var lowered: [String: String] = [:]
+        for (name, value) in headers { lowered[name.lowercased()] = value }
+        self.headers = lowered
+        self.expiration = expiration
+        self.label = label
+    }
+}

@@ -1,0 +1,31 @@
+import HeraldConfiguration
+import HeraldCore
+import Logging
+import Metrics
+
+/// What a front-end is built from.
+public struct FrontEndContext: Sendable {
+    /// The whole configuration; a front-end reads its own section.
+    public var configuration: HeraldConfiguration
+    /// Where it hands what it receives.
+    public var intake: Intake
+    /// Its logger (children carry its name).
+    public var logger: Logger
+    /// The factory its instruments are made with (the server's Prometheus registry).
+    public var metricsFactory: any MetricsFactory
+    /// Reports a socket the front-end bound, by a name of its choosing (`udp`, `apns_ms`, ...) and
+    /// its port, so callers that asked for port 0 learn where it listens.
+    public var bound: @Sendable (_ listener: String, _ port: Int) -> Void
+
+    /// Creates a context.
+    public init(
+        configuration: HeraldConfiguration, intake: Intake, logger: Logger, metricsFactory: any MetricsFactory,
+        bound: @escaping @Sendable (_ listener: String, _ port: Int) -> Void = { _, _ in }
+    ) {
+        self.configuration = configuration
+        self.intake = intake
+        self.logger = logger
+        self.metricsFactory = metricsFactory
+        self.bound = bound
+    }
+}

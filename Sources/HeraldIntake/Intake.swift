@@ -1,0 +1,221 @@
+import HeraldCore
+import HeraldPipeline
+import HeraldStore
+import Logging
+
+/// What every front door does with what it receives: publish events, register subscribers and
+/// send prepared payloads to raw tokens, each committed to the store before it is acknowledged.
+///
+/// The HTTP routes, the UDP port and every compat front-end call these operations and map
+/// ``IntakeError`` to their own wire form; none has a delivery path of its own.
+public struct Intake: Sendable {
+    /// The store everything is committed to.
+    public let store: any HeraldStore
+    /// The configured providers, for token validation.
+    public let providers: ProviderSet
+    let listeners: (any PublishedEventSink)?
+    let fanOutWakeUp: WakeUpSignal
+    let queueWakeUp: WakeUpSignal
+    let gate: BacklogGate
+    let metrics: IntakeMetrics
+    let logger: Logger
+    /// The clock publishes and sends are stamped with.
+    public let clock: WallClock
+
+    /// Longest stored token in bytes: far above any push service's (a Web Push subscription is under 1 kB,
+    /// a webhook URL rarely over 2 kB), low enough that registrations cannot bloat the store.
+    public static let maxTokenLength = 4096
+    /// Most tokens one raw send may carry: each is a row written in the send's transaction.
+    public static let maxTokensPerSend = 10_000
+
+    /// Creates the intake.
+    ///
+    /// - Parameters:
+    ///   - listeners: where accepted events are streamed at once (`nil`: no Server-Sent Events).
+    ///   - fanOutWakeUp: woken when a publish job is stored.
+    ///   - queueWakeUp: woken when raw sends are stored (the engine's retry signal).
+    ///   - maxBacklog: accepted-but-undone work above which new work is refused (0: no bound).
+    public init(
+        store: any HeraldStore, providers: ProviderSet, listeners: (any PublishedEventSink)?, fanOutWakeUp: WakeUpSignal,
+        queueWakeUp: WakeUpSignal, maxBacklog: Int = 0, metrics: IntakeMetrics = IntakeMetrics(), logger: Logger, clock: WallClock = .system
+    ) {
+        self.store = store
+        self.providers = providers
+        self.listeners = listeners
+        self.fanOutWakeUp = fanOutWakeUp
+        self.queueWakeUp = queueWakeUp
+        self.gate = BacklogGate(store: store, limit: maxBacklog)
+        self.metrics = metrics
+        self.logger = logger
+        self.clock = clock
+    }
+
+    // MARK: - Publishing
+
+    /// Publishes `payload` (pushd's keys, §5) to `event`: compiled, committed as a job, streamed
+    /// to Server-Sent Events listeners, and the fan-out woken (§6.1).
+    ///
+    /// - Returns: the job's id, or `nil` when nobody is subscribed (listeners were still served).
+    /// - Throws: ``IntakeError`` (invalid payload, unknown unicast subscriber, overloaded, store
+    ///   unavailable); nothing is published when it throws.
+    @discardableResult
+    public func publish(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin = .pushd) async throws(IntakeError) -> Int64? {
+        do {
+            let job = try await enqueue(payload, to: event, origin: origin)
+            metrics.publishAccepted()
+            return job
+        } catch {
+            metrics.publishRejected(error)
+            throw error
+        }
+    }
+
+    private func enqueue(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin) async throws(IntakeError) -> Int64? {
+        let notification: PublishedEvent
+        do {
+            notification = try PayloadCompiler.compile(payload, event: event.rawValue)
+        } catch {
+            throw .invalidRequest(error.reason)
+        }
+        try await gate.admit()
+        let audience: PublishAudience = switch event.audience {
+        case .subscribers: .subscribers(event)
+        case .broadcast: .broadcast
+        case .unicast(let id): .unicast(id)
+        }
+        let result: EnqueueResult
+        do {
+            result = try await store.enqueue(audience, notification: notification, origin: origin, now: clock.nowSeconds())
+        } catch {
+            logger.error("cannot store a publish", metadata: ["error": "\(error)"])
+            throw .unavailable
+        }
+        switch result {
+        case .unknownSubscriber:
+            if case .unicast(let id) = event.audience { throw .unknownSubscriber(id) }
+            throw .unknownSubscriber(SubscriberID(rawValue: ""))
+        case .queued(let jobID):
+            listeners?.publish(notification)
+            fanOutWakeUp.notify()
+            return jobID
+        case .noAudience:
+            listeners?.publish(notification)
+            return nil
+        }
+    }
+
+    /// Queues the test notification of `POST /subscriber/:id/test` for one subscriber.
+    /// - Throws: ``IntakeError/Code/unknownSubscriber`` when there is no such subscriber.
+    public func publishTest(to id: SubscriberID) async throws(IntakeError) {
+        let payload = BodyValue.object([("msg", .string("Test")), ("data.test", .string("ok"))])
+        let notification: PublishedEvent
+        do {
+            notification = try PayloadCompiler.compile(payload, event: EventName.test.rawValue)
+        } catch {
+            throw .invalidRequest(error.reason)
+        }
+        try await gate.admit()
+        let result: EnqueueResult
+        do {
+            result = try await store.enqueue(.test(id), notification: notification, now: clock.nowSeconds())
+        } catch {
+            throw .unavailable
+        }
+        guard case .queued = result else { throw .unknownSubscriber(id) }
+        fanOutWakeUp.notify()
+    }
+
+    /// Deletes an event (§4.16).
+    /// - Returns: `false` when there was nothing to delete.
+    public func deleteEvent(_ event: EventName) async throws(IntakeError) -> Bool {
+        do {
+            return try await store.deleteEvent(event)
+        } catch {
+            throw .unavailable
+        }
+    }
+
+    // MARK: - Registering
+
+    /// Validates a registration's token with its provider (§4.2).
+    ///
+    /// - Throws: ``IntakeError/Code/unknownProvider`` or ``IntakeError/Code/invalidToken``.
+    public func validateToken(proto: String, _ input: TokenInput) throws(IntakeError) -> NormalizedToken {
+        guard !proto.isEmpty, let provider = providers[proto] else { throw .unknownProvider(proto) }
+        guard let token = provider.normalizeToken(input),
+            token.token.utf8.count <= Self.maxTokenLength, token.identity.utf8.count <= Self.maxTokenLength
+        else {
+            throw .invalidToken(proto: proto)
+        }
+        return token
+    }
+
+    /// Registers (or refreshes) a subscriber whose token ``validateToken(proto:_:)`` accepted (§4.2).
+    ///
+    /// - Returns: the stored subscriber and whether it was created.
+    /// - Throws: ``IntakeError/Code/unavailable``; nothing is registered when it throws.
+    public func register(
+        proto: String, token: NormalizedToken, fields: SubscriberFields
+    ) async throws(IntakeError) -> (subscriber: Subscriber, created: Bool) {
+        let registration = SubscriberRegistration(proto: proto, token: token.token, identity: token.identity, fields: fields)
+        do {
+            return try await store.register(registration, now: clock.nowSeconds())
+        } catch {
+            logger.error("cannot store a registration", metadata: ["error": "\(error)"])
+            throw .unavailable
+        }
+    }
+
+    // MARK: - Raw sends
+
+    /// Accepts a prepared payload for raw tokens: each token is validated by its provider, and
+    /// all become deliveries in the store's queue in one transaction, due now. Once this returns,
+    /// they survive a crash; the delivery queue sends them, retries what fails and keeps what
+    /// fails for good as dead letters.
+    ///
+    /// - Returns: how many deliveries were queued (one per distinct token).
+    /// - Throws: ``IntakeError``: unknown provider, an invalid token (then none is queued), no or
+    ///   too many tokens, overloaded, or the store unavailable.
+    @discardableResult
+    public func send(_ send: RawSend) async throws(IntakeError) -> Int {
+        do {
+            let count = try await enqueue(send)
+            metrics.rawSends(count, origin: send.origin)
+            return count
+        } catch {
+            metrics.rawSendRejected(error, origin: send.origin)
+            throw error
+        }
+    }
+
+    private func enqueue(_ send: RawSend) async throws(IntakeError) -> Int {
+        guard let provider = providers[send.proto] else { throw .unknownProvider(send.proto) }
+        guard !send.tokens.isEmpty else { throw .invalidRequest("No tokens") }
+        guard send.tokens.count <= Self.maxTokensPerSend else { throw .invalidRequest("More than \(Self.maxTokensPerSend) tokens") }
+        var seen: Set<String> = []
+        var tokens: [String] = []
+        for raw in send.tokens {
+            guard let token = provider.normalizeToken(TokenInput(token: .string(raw))), token.token.utf8.count <= Self.maxTokenLength else {
+                throw .invalidToken(proto: send.proto)
+            }
+            if seen.insert(token.token).inserted { tokens.append(token.token) }
+        }
+        try await gate.admit()
+        let nowMillis = clock.nowMillis()
+        let now = clock.nowSeconds()
+        let content = DeliveryContent.prepared(send.payload)
+        let deliveries = tokens.map { token in
+            QueuedDelivery(
+                recipient: .token(proto: send.proto, token: token), origin: send.origin, statisticsEvent: nil, notification: content,
+                silent: false, badge: nil, attempts: 0, dueAt: nowMillis, publishedAt: now, lastReason: nil)
+        }
+        do {
+            try await store.scheduleRetries(deliveries)
+        } catch {
+            logger.error("cannot store a raw send", metadata: ["error": "\(error)", "origin": "\(send.origin)"])
+            throw .unavailable
+        }
+        queueWakeUp.notify()
+        return deliveries.count
+    }
+}

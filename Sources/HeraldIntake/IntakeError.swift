@@ -1,0 +1,102 @@
+import HeraldCore
+
+/// Why the intake refused something: every front-end's one error type.
+///
+/// It speaks no wire protocol. The HTTP routes, the UDP port and each compat front-end map it to
+/// their own answer (a status and a JSON body, an `ERROR ...` reply, a log line) in one place each,
+/// by its ``code``; ``message`` is the text for humans.
+public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of refusal it is; front-ends switch on it. New codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        // Raw values are metric labels and log text.
+        private enum Base: String {
+            case invalidRequest = "invalid_request", unknownSubscriber = "unknown_subscriber", unknownProvider = "unknown_provider"
+            case invalidToken = "invalid_token", overloaded, unavailable
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The request is malformed or a value is out of range; nothing changed.
+        public static let invalidRequest = Code(.invalidRequest)
+        /// A unicast or test names a subscriber that does not exist.
+        public static let unknownSubscriber = Code(.unknownSubscriber)
+        /// No provider of that name is configured.
+        public static let unknownProvider = Code(.unknownProvider)
+        /// A token the provider cannot take.
+        public static let invalidToken = Code(.invalidToken)
+        /// Too much accepted work is waiting: try again after ``IntakeError/retryAfterSeconds``.
+        public static let overloaded = Code(.overloaded)
+        /// The store cannot be used; nothing was accepted.
+        public static let unavailable = Code(.unavailable)
+
+        public var description: String { base.rawValue }
+    }
+
+    private enum Kind: Equatable {
+        case invalidRequest(String)
+        case unknownSubscriber(SubscriberID)
+        case unknownProvider(String)
+        case invalidToken(proto: String)
+        case overloaded(retryAfterSeconds: Int)
+        case unavailable
+    }
+
+    private let kind: Kind
+
+    private init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// A malformed request, with the text its sender sees (`Invalid value for `ttl'`).
+    public static func invalidRequest(_ message: String) -> IntakeError { IntakeError(.invalidRequest(message)) }
+    /// A unicast or test to an id that is no subscriber.
+    public static func unknownSubscriber(_ id: SubscriberID) -> IntakeError { IntakeError(.unknownSubscriber(id)) }
+    /// A provider name that is not configured.
+    public static func unknownProvider(_ name: String) -> IntakeError { IntakeError(.unknownProvider(name)) }
+    /// A token `proto` cannot take.
+    public static func invalidToken(proto: String) -> IntakeError { IntakeError(.invalidToken(proto: proto)) }
+    /// The backlog is over its bound.
+    public static func overloaded(retryAfterSeconds: Int) -> IntakeError { IntakeError(.overloaded(retryAfterSeconds: retryAfterSeconds)) }
+    /// The store cannot be used.
+    public static let unavailable = IntakeError(.unavailable)
+
+    /// What kind of refusal it is.
+    public var code: Code {
+        switch kind {
+        case .invalidRequest: .invalidRequest
+        case .unknownSubscriber: .unknownSubscriber
+        case .unknownProvider: .unknownProvider
+        case .invalidToken: .invalidToken
+        case .overloaded: .overloaded
+        case .unavailable: .unavailable
+        }
+    }
+
+    /// The text for the sender.
+    public var message: String {
+        switch kind {
+        case .invalidRequest(let message): message
+        case .unknownSubscriber(let id): "Unknown subscriber \(id)"
+        case .unknownProvider(let name): "Unknown provider \(name)"
+        case .invalidToken(let proto): "Invalid token for \(proto)"
+        case .overloaded: "Too much work is waiting; try again later"
+        case .unavailable: "Service Unavailable"
+        }
+    }
+
+    /// For ``Code/overloaded``: when to try again.
+    public var retryAfterSeconds: Int? {
+        if case .overloaded(let seconds) = kind { seconds } else { nil }
+    }
+
+    /// For ``Code/unknownSubscriber``: the id.
+    public var subscriberID: SubscriberID? {
+        if case .unknownSubscriber(let id) = kind { id } else { nil }
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,4 @@
+import HeraldCore
+import HeraldIntake
+
+extension EventStreamHub: PublishedEventSink {}

@@ -1,0 +1,15 @@
+import HeraldConfiguration
+import HeraldCore
+
+extension Authorizer {
+    /// The authorizer `server.auth` and `server.acl` describe.
+    /// - Throws: ``ConfigurationError`` for an ACL entry that is no address or range.
+    public init(server: HeraldConfiguration.Server) throws {
+        var acls: [Realm: AccessList] = [:]
+        for (realm, entries) in server.acl {
+            acls[realm] = try AccessList(entries, key: "server.acl.\(realm.rawValue)")
+        }
+        let users = server.auth.mapValues { Authorizer.User(password: $0.password, realms: $0.realms) }
+        self.init(users: users, acls: acls)
+    }
+}

@@ -1,0 +1,81 @@
+import HeraldConfiguration
+import HeraldCore
+import HeraldIntake
+import HeraldPipeline
+import HeraldStore
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Herald's own HTTP port: the rs/pushd API, the raw-send route, the admin routes, Web Push's
+/// key and the Server-Sent Events stream, behind one error middleware and read timeouts.
+public enum HTTPFront {
+    /// What the routes are built from.
+    public struct Parts: Sendable {
+        /// The `server:` settings (address, timeouts, access log, auth).
+        public var server: HeraldConfiguration.Server
+        /// The store the read routes query.
+        public var store: any HeraldStore
+        /// The providers (`proto` names, connection gauges, Web Push keys).
+        public var providers: ProviderSet
+        /// Where writes go.
+        public var intake: Intake
+        /// Who may do what.
+        public var authorizer: Authorizer
+        /// The Server-Sent Events hub (`nil`: `event_source` off).
+        public var hub: EventStreamHub?
+        /// The registry `GET /metrics` renders.
+        public var metrics: ServerMetrics
+        /// Woken after a dead-letter replay.
+        public var retryWakeUp: WakeUpSignal
+        /// The clock routes stamp with.
+        public var clock: WallClock
+
+        /// Collects the parts.
+        public init(
+            server: HeraldConfiguration.Server, store: any HeraldStore, providers: ProviderSet, intake: Intake, authorizer: Authorizer,
+            hub: EventStreamHub?, metrics: ServerMetrics, retryWakeUp: WakeUpSignal, clock: WallClock
+        ) {
+            self.server = server
+            self.store = store
+            self.providers = providers
+            self.intake = intake
+            self.authorizer = authorizer
+            self.hub = hub
+            self.metrics = metrics
+            self.retryWakeUp = retryWakeUp
+            self.clock = clock
+        }
+    }
+
+    /// The HTTP server as a service; `onBound` learns its port once it listens.
+    public static func service(_ parts: Parts, logger: Logger, onBound: @escaping @Sendable (Int) -> Void) -> any Service {
+        let server = parts.server
+        let router = Router(context: HeraldRequestContext.self)
+        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: parts.metrics))
+        PushdRoutes(
+            store: parts.store, providers: parts.providers, intake: parts.intake, authorizer: parts.authorizer, hub: parts.hub, logger: logger,
+            clock: parts.clock
+        ).register(on: router)
+        RawSendRoutes(intake: parts.intake, authorizer: parts.authorizer).register(on: router)
+        AdminRoutes(
+            store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, retryWakeUp: parts.retryWakeUp,
+            providers: parts.providers
+        ).register(on: router)
+        WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
+
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [
+                    RequestReadTimeoutHandler(
+                        headerTimeout: TimeAmount(server.headerTimeout), bodyTimeout: TimeAmount(server.bodyTimeout), logger: logger)
+                ],
+                idleTimeout: TimeAmount(server.idleTimeout))),
+            configuration: .init(address: .hostname(server.http.host, port: server.http.port), serverName: nil),
+            onServerRunning: { channel in onBound(channel.localAddress?.port ?? server.http.port) },
+            logger: logger
+        )
+    }
+}
