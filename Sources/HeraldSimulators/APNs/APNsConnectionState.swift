@@ -71,7 +71,7 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
                 "Client exceeded SETTINGS_MAX_CONCURRENT_STREAMS",
                 metadata: ["limit": "\(self.enforcedMaxConcurrentStreams)", "stream": "\(streamID)"]
             )
-            self.store.updateStatistics { $0.maxConcurrentStreamsViolations += 1 }
+            self.store.recorder.withStatistics { $0.maxConcurrentStreamsViolations += 1 }
             // Writing to the connection from inside nio-http2's frame processing would re-enter it; defer.
             self.channel.eventLoop.assumeIsolated().execute {
                 self.goAway(
@@ -97,7 +97,7 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
         ])
         self.channel.writeAndFlush(
             HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))), promise: nil)
-        self.store.updateStatistics { $0.maxConcurrentStreamsRaises += 1 }
+        self.store.recorder.withStatistics { $0.maxConcurrentStreamsRaises += 1 }
     }
 
     /// Called when the client acknowledged a `SETTINGS` frame that advertised `limit`: from now on it applies.
@@ -111,7 +111,7 @@ final class APNsConnectionState: SimulatorHTTP2Connection {
         guard !self.hasSentGoAway else { return }
         if !self.countedProtocolError {
             self.countedProtocolError = true
-            self.store.updateStatistics { $0.protocolErrors += 1 }
+            self.store.recorder.withStatistics { $0.protocolErrors += 1 }
         }
         written.assumeIsolated().whenComplete { _ in self.close() }
     }

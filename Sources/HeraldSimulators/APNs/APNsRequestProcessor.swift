@@ -38,7 +38,7 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
         switch injection {
         case .error(let status, let reason, let retryAfter):
             let apnsID = fields.apnsID.flatMap { Self.isUUID($0) ? $0 : nil } ?? Self.makeUUID()
-            self.store.recordRejection(reason: reason)
+            self.store.recorder.recordRejection(reason)
             return .respond(.error(status, reason, apnsID: apnsID, retryAfter: retryAfter), delayMilliseconds: delay)
         case .delay(let milliseconds):
             delay += milliseconds
@@ -53,7 +53,7 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
         }
         let response = self.validate(request, fields: fields, connection: connection)
         if let reason = response.reason {
-            self.store.recordRejection(reason: reason)
+            self.store.recorder.recordRejection(reason)
         }
         return .respond(response, delayMilliseconds: delay)
     }
@@ -165,7 +165,7 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
                 apnsID: apnsID
             )
         }
-        self.store.recordAccepted(token: String(token), record: record)
+        self.store.recorder.recordAccepted(token: String(token), record: record)
         if let onAccepted = self.configuration.onAccepted {
             onAccepted(SimulatorDelivery(
                 service: "apns", recipients: [String(token)],

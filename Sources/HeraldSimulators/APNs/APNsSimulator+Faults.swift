@@ -67,3 +67,6 @@ extension APNsSimulator {
         }
     }
 }
+
+// A `FaultSchedule` draws from the plan when nothing is scripted or queued.
+extension APNsSimulator.Faults: SimulatorFaultPlan {}

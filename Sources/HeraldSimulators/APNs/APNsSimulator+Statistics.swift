@@ -25,3 +25,6 @@ extension APNsSimulator {
 
 // The connection counters are kept by the simulator's `SimulatorConnectionRegistry`, which fills them in.
 extension APNsSimulator.Statistics: SimulatorConnectionStatistics {}
+
+// Requests, acceptances and rejections by reason are counted by the store's `SimulatorRecorder`.
+extension APNsSimulator.Statistics: SimulatorRequestStatistics {}

@@ -118,7 +118,7 @@ public final class APNsSimulator: Sendable {
 
     /// The current random fault plan.
     public var faults: Faults {
-        self.store.state.withLock { $0.faults }
+        self.store.state.withLock { $0.faults.plan }
     }
 
     /// Replaces the random fault plan; takes effect for the next request.
@@ -128,18 +128,18 @@ public final class APNsSimulator: Sendable {
                 + faults.hangRate <= 1.000_001,
             "fault rates must add up to at most 1"
         )
-        self.store.state.withLock { $0.faults = faults }
+        self.store.state.withLock { $0.faults.plan = faults }
     }
 
     /// Makes request number `number` (1-based, counting every request the simulator receives, see
     /// ``requestCount``) get `injection` instead of ordinary processing.
     public func inject(_ injection: Injection, atRequest number: Int) {
-        self.store.state.withLock { $0.scripted[number] = injection }
+        self.store.state.withLock { $0.faults.inject(injection, atRequest: number) }
     }
 
     /// Makes the next requests get `injections`, one each, in order (before the random fault plan applies).
     public func injectNext(_ injections: [Injection]) {
-        self.store.state.withLock { $0.queued.append(contentsOf: injections) }
+        self.store.state.withLock { $0.faults.injectNext(injections) }
     }
 
     /// Sends every open connection a `GOAWAY` (`NO_ERROR`, last stream id = the last stream it served, debug data
@@ -157,28 +157,28 @@ public final class APNsSimulator: Sendable {
 
     /// Requests received so far, whatever their outcome.
     public var requestCount: Int {
-        self.store.state.withLock { $0.statistics.requests }
+        self.store.recorder.requestCount
     }
 
     /// Requests answered `200` so far.
     public var acceptedCount: Int {
-        self.store.state.withLock { $0.statistics.accepted }
+        self.store.recorder.acceptedCount
     }
 
     /// The device token of every accepted request, in order, duplicates kept (empty when
     /// ``Configuration/recordTokens`` is off).
     public func acceptedTokens() -> [String] {
-        self.store.state.withLock { $0.acceptedTokens }
+        self.store.recorder.acceptedTokens()
     }
 
     /// Every accepted request with headers and body (empty unless ``Configuration/recordPayloads`` is on).
     public func accepted() -> [Accepted] {
-        self.store.state.withLock { $0.accepted }
+        self.store.recorder.accepted()
     }
 
     /// Counters of requests, outcomes, connections and streams.
     public func statistics() -> Statistics {
-        var statistics = self.store.state.withLock { $0.statistics }
+        var statistics = self.store.recorder.statistics
         self.server.connections.fill(&statistics)
         return statistics
     }
@@ -190,9 +190,6 @@ public final class APNsSimulator: Sendable {
 
     /// Forgets the recorded tokens and payloads (counters are kept).
     public func clearRecords() {
-        self.store.state.withLock { state in
-            state.acceptedTokens.removeAll()
-            state.accepted.removeAll()
-        }
+        self.store.recorder.clearRecords()
     }
 }

@@ -1,31 +1,22 @@
 import Synchronization
 
-/// The simulator's shared state behind one mutex; every critical section is a few dictionary operations, so the
-/// lock is held for well under a microsecond even on the benchmark's hot path.
+/// The simulator's shared state behind one mutex, and its recorder behind another; every critical section is a few
+/// dictionary operations, so each lock is held for well under a microsecond even on the benchmark's hot path.
 final class APNsSimulatorStore: Sendable {
     let state: Mutex<APNsSimulatorState>
-    private let recordTokens: Bool
+    /// The counters (the connection counters among them stay 0 here, as ``SimulatorConnectionRegistry`` keeps
+    /// them) and the accepted tokens and payloads.
+    let recorder: SimulatorRecorder<APNsSimulator.Statistics, APNsSimulator.Accepted>
 
     init(seed: UInt64, recordTokens: Bool) {
         self.state = Mutex(APNsSimulatorState(seed: seed))
-        self.recordTokens = recordTokens
+        self.recorder = SimulatorRecorder(recordTokens: recordTokens)
     }
 
     /// Counts a request and decides what it gets: a scripted or queued injection first, else the fault plan.
     func arrive() -> (injection: APNsSimulator.Injection?, delayMilliseconds: Int) {
-        self.state.withLock { state in
-            state.statistics.requests += 1
-            if let scripted = state.scripted.removeValue(forKey: state.statistics.requests) {
-                return (scripted, 0)
-            }
-            if !state.queued.isEmpty {
-                return (state.queued.removeFirst(), 0)
-            }
-            if state.faults.isEmpty {
-                return (nil, 0)
-            }
-            return state.faults.draw(using: &state.generator)
-        }
+        self.recorder.countRequest()
+        return self.state.withLock { $0.faults.arrive() }
     }
 
     /// What is known about `token` (already lowercased).
@@ -51,30 +42,5 @@ final class APNsSimulatorStore: Sendable {
             state.providerTokens.append((token, now))
             return true
         }
-    }
-
-    /// Records an accepted request.
-    func recordAccepted(token: String, record: APNsSimulator.Accepted?) {
-        self.state.withLock { state in
-            state.statistics.accepted += 1
-            if self.recordTokens {
-                state.acceptedTokens.append(token)
-            }
-            if let record {
-                state.accepted.append(record)
-            }
-        }
-    }
-
-    /// Records an error answer.
-    func recordRejection(reason: String) {
-        self.state.withLock { state in
-            state.statistics.rejections[reason, default: 0] += 1
-        }
-    }
-
-    /// Applies `body` to the statistics.
-    func updateStatistics(_ body: (inout APNsSimulator.Statistics) -> Void) {
-        self.state.withLock { body(&$0.statistics) }
     }
 }

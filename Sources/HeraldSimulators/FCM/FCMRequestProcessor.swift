@@ -60,7 +60,7 @@ final class FCMRequestProcessor: SimulatorHTTP2RequestProcessor {
         }
         let response = self.send(request, projectID: projectID)
         if let reason = response.reason {
-            self.store.recordRejection(reason: reason)
+            self.store.recorder.recordRejection(reason)
         }
         self.configuration.logger.trace(
             "FCM send answered", metadata: ["project": "\(projectID)", "status": "\(response.status)", "reason": "\(response.reason ?? "-")"])
@@ -81,7 +81,7 @@ final class FCMRequestProcessor: SimulatorHTTP2RequestProcessor {
             }
             let response = FCMResponse.googleError(
                 httpStatus, status: status, message: message, errorCode: errorCode, retryAfter: retryAfter)
-            self.store.recordRejection(reason: response.reason ?? status)
+            self.store.recorder.recordRejection(response.reason ?? status)
             return .respond(response, delayMilliseconds: 0)
         case .delay:
             return nil
@@ -154,7 +154,7 @@ final class FCMRequestProcessor: SimulatorHTTP2RequestProcessor {
                 projectID: projectID, token: message.token, topic: message.topic, body: String(buffer: body),
                 headers: request.headers.map { ($0.name, $0.value) }, name: name, validateOnly: message.validateOnly)
         }
-        self.store.recordAccepted(token: message.validateOnly ? nil : message.token, record: record)
+        self.store.recorder.recordAccepted(token: message.validateOnly ? nil : message.token, record: record)
         if let onAccepted = self.configuration.onAccepted {
             // The target is the token, or else the topic or condition (no device to shorten then).
             var fields: [(name: String, value: String)] = [("project", projectID)]

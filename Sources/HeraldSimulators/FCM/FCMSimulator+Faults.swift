@@ -73,3 +73,6 @@ extension FCMSimulator {
         }
     }
 }
+
+// A `FaultSchedule` draws from the plan when nothing is scripted or queued.
+extension FCMSimulator.Faults: SimulatorFaultPlan {}

@@ -25,3 +25,6 @@ extension FCMSimulator {
 
 // The connection counters are kept by the simulator's `SimulatorConnectionRegistry`, which fills them in.
 extension FCMSimulator.Statistics: SimulatorConnectionStatistics {}
+
+// Sends, acceptances and rejections by error are counted by the store's `SimulatorRecorder`.
+extension FCMSimulator.Statistics: SimulatorRequestStatistics {}

@@ -145,24 +145,24 @@ public final class FCMSimulator: Sendable {
 
     /// The current random fault plan.
     public var faults: Faults {
-        self.store.state.withLock { $0.faults }
+        self.store.state.withLock { $0.faults.plan }
     }
 
     /// Replaces the random fault plan; takes effect for the next request.
     public func setFaults(_ faults: Faults) {
         precondition(faults.answeringRate <= 1.000_001, "fault rates must add up to at most 1")
-        self.store.state.withLock { $0.faults = faults }
+        self.store.state.withLock { $0.faults.plan = faults }
     }
 
     /// Makes send request number `number` (1-based, counting every `messages:send` request the simulator
     /// receives, see ``requestCount``) get `injection` instead of ordinary processing.
     public func inject(_ injection: Injection, atRequest number: Int) {
-        self.store.state.withLock { $0.scripted[number] = injection }
+        self.store.state.withLock { $0.faults.inject(injection, atRequest: number) }
     }
 
     /// Makes the next send requests get `injections`, one each, in order (before the random fault plan applies).
     public func injectNext(_ injections: [Injection]) {
-        self.store.state.withLock { $0.queued.append(contentsOf: injections) }
+        self.store.state.withLock { $0.faults.injectNext(injections) }
     }
 
     /// Makes the next token requests get `injections`, one each, in order; an ``Injection/error`` is answered in
@@ -186,33 +186,33 @@ public final class FCMSimulator: Sendable {
 
     /// `messages:send` requests received so far, whatever their outcome.
     public var requestCount: Int {
-        self.store.state.withLock { $0.statistics.requests }
+        self.store.recorder.requestCount
     }
 
     /// Sends answered `200` so far.
     public var acceptedCount: Int {
-        self.store.state.withLock { $0.statistics.accepted }
+        self.store.recorder.acceptedCount
     }
 
     /// Access tokens issued so far.
     public var tokenExchangeCount: Int {
-        self.store.state.withLock { $0.statistics.tokenExchanges }
+        self.store.recorder.withStatistics { $0.tokenExchanges }
     }
 
     /// The registration token of every accepted send, in order, duplicates kept (empty when
     /// ``Configuration/recordTokens`` is off).
     public func acceptedTokens() -> [String] {
-        self.store.state.withLock { $0.acceptedTokens }
+        self.store.recorder.acceptedTokens()
     }
 
     /// Every accepted send with headers and body (empty unless ``Configuration/recordPayloads`` is on).
     public func accepted() -> [Accepted] {
-        self.store.state.withLock { $0.accepted }
+        self.store.recorder.accepted()
     }
 
     /// Counters of requests, outcomes, token exchanges, connections and streams.
     public func statistics() -> Statistics {
-        var statistics = self.store.state.withLock { $0.statistics }
+        var statistics = self.store.recorder.statistics
         self.server.connections.fill(&statistics)
         return statistics
     }
@@ -224,9 +224,6 @@ public final class FCMSimulator: Sendable {
 
     /// Forgets the recorded tokens and payloads (counters are kept).
     public func clearRecords() {
-        self.store.state.withLock { state in
-            state.acceptedTokens.removeAll()
-            state.accepted.removeAll()
-        }
+        self.store.recorder.clearRecords()
     }
 }

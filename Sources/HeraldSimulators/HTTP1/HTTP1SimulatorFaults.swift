@@ -61,3 +61,6 @@ public struct HTTP1SimulatorFaults: Sendable, Hashable {
         return (nil, delay)
     }
 }
+
+// A `FaultSchedule` draws from the plan when nothing is scripted or queued.
+extension HTTP1SimulatorFaults: SimulatorFaultPlan {}

@@ -9,3 +9,6 @@ extension MPNSSimulator {
         public var rejections: [Int: Int] = [:]
     }
 }
+
+// Kept by the store's `SimulatorRecorder`, rejections by HTTP status.
+extension MPNSSimulator.Statistics: SimulatorRequestStatistics {}

@@ -102,21 +102,21 @@ public final class MPNSSimulator: HTTP1FaultInjecting {
 
     /// Counters of requests and answers.
     public func statistics() -> Statistics {
-        store.state.withLock { $0.statistics }
+        store.recorder.statistics
     }
 
     /// Every accepted notification, in order (empty unless ``Configuration/recordPayloads`` is on).
     public func accepted() -> [Accepted] {
-        store.state.withLock { $0.accepted }
+        store.recorder.accepted()
     }
 
     /// The accepted notifications of the channel `uri`, in order.
     public func accepted(channel uri: String) -> [Accepted] {
-        store.state.withLock { $0.accepted.filter { $0.channel == uri } }
+        store.recorder.accepted().filter { $0.channel == uri }
     }
 
     /// Forgets the recorded notifications (counters are kept).
     public func clearRecords() {
-        store.state.withLock { $0.accepted.removeAll() }
+        store.recorder.clearRecords()
     }
 }

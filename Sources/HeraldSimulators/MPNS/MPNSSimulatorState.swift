@@ -1,7 +1,5 @@
 /// Everything an ``MPNSSimulator`` shares between its requests, guarded by the simulator's mutex.
 struct MPNSSimulatorState {
-    var statistics = MPNSSimulator.Statistics()
-    var accepted: [MPNSSimulator.Accepted] = []
     /// Channel id (the last path component) → state.
     var channels: [String: MPNSSimulator.ChannelState] = [:]
     var faults: HTTP1FaultPlan

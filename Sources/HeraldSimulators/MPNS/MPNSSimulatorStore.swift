@@ -6,6 +6,8 @@ import Synchronization
 final class MPNSSimulatorStore: Sendable {
     let configuration: MPNSSimulator.Configuration
     let state: Mutex<MPNSSimulatorState>
+    /// The counters and the accepted notifications.
+    let recorder = SimulatorRecorder<MPNSSimulator.Statistics, MPNSSimulator.Accepted>(recordTokens: false)
 
     /// The headers of an accepted notification that ``MPNSSimulator/Configuration/onAccepted`` hears about.
     private static let deliveryHeaders = ["X-WindowsPhone-Target", "X-NotificationClass", "X-MessageID"]
@@ -35,8 +37,8 @@ final class MPNSSimulatorStore: Sendable {
 
     /// `POST <channel URI>`: a toast, tile or raw notification (providers.md §5.1).
     func notify(_ request: Request, channelID: String) async throws -> Response {
+        recorder.countRequest()
         let (injection, delay, channel) = state.withLock { state in
-            state.statistics.requests += 1
             let (injection, delay) = state.faults.arrive()
             return (injection, delay, state.channels[channelID])
         }
@@ -58,15 +60,14 @@ final class MPNSSimulatorStore: Sendable {
             case .suppressed: return answer(200, ("Suppressed", "Active", "Connected"))
             case .active, .expired: break
             }
-            state.withLock { state in
-                state.statistics.accepted += 1
-                if configuration.recordPayloads {
-                    state.accepted.append(
-                        MPNSSimulator.Accepted(
-                            channel: state.channelURI(id: channelID), notificationClass: notificationClass, target: target,
-                            headers: SimulatorHTTPAnswer.headers(request), body: String(decoding: body, as: UTF8.self)))
-                }
+            var record: MPNSSimulator.Accepted?
+            if configuration.recordPayloads {
+                record = MPNSSimulator.Accepted(
+                    channel: state.withLock { $0.channelURI(id: channelID) }, notificationClass: notificationClass,
+                    target: target, headers: SimulatorHTTPAnswer.headers(request),
+                    body: String(decoding: body, as: UTF8.self))
             }
+            recorder.recordAccepted(token: nil, record: record)
             if let onAccepted = configuration.onAccepted {
                 onAccepted(SimulatorDelivery(
                     service: "mpns", recipients: [channelID],
@@ -134,7 +135,7 @@ final class MPNSSimulatorStore: Sendable {
     }
 
     private func refuse(_ refusal: Refusal) -> Response {
-        state.withLock { $0.statistics.rejections[refusal.status, default: 0] += 1 }
+        recorder.recordRejection(refusal.status)
         configuration.logger.debug("MPNS notification refused", metadata: ["status": "\(refusal.status)"])
         var headers: [(String, String)] = []
         if let status = refusal.statusHeaders {
@@ -150,7 +151,7 @@ final class MPNSSimulatorStore: Sendable {
     }
 
     private func answer(_ status: Int, _ statusHeaders: (String, String, String)) -> Response {
-        state.withLock { $0.statistics.rejections[status, default: 0] += 1 }
+        recorder.recordRejection(status)
         return SimulatorHTTPAnswer.make(
             status: status,
             headers: Self.statusHeaders(statusHeaders.0, statusHeaders.1, statusHeaders.2))

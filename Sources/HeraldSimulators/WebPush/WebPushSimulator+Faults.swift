@@ -50,6 +50,10 @@ extension WebPushSimulator {
             self.delayMilliseconds = delayMilliseconds
         }
 
+        /// Whether the plan is ``none``, so that the draws are skipped. Web Push draws from any other plan, even one
+        /// with every share at 0; keeping that keeps its seeded runs replaying the same faults.
+        var isEmpty: Bool { self == .none }
+
         /// The sum of the answering faults' rates.
         var answeringRate: Double {
             notFoundRate + goneRate + payloadTooLargeRate + tooManyRequestsRate + internalServerErrorRate + serviceUnavailableRate
@@ -77,3 +81,6 @@ extension WebPushSimulator {
         }
     }
 }
+
+// A `FaultSchedule` draws from the plan when nothing is scripted or queued.
+extension WebPushSimulator.Faults: SimulatorFaultPlan {}

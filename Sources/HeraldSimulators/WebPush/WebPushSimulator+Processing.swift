@@ -5,9 +5,7 @@ extension WebPushSimulator {
     func process(_ request: WebPushIncomingRequest) async -> WebPushAnswer {
         let (injection, drawnDelay) = state.withLock { state -> (Injection?, Int) in
             state.requests += 1
-            if !state.queued.isEmpty { return (state.queued.removeFirst(), 0) }
-            if state.faults == .none { return (nil, 0) }
-            return state.faults.draw(using: &state.generator)
+            return state.faults.arrive()
         }
         var delay = drawnDelay
         if case .delay(let milliseconds)? = injection { delay += milliseconds }

@@ -131,17 +131,17 @@ public final class WebPushSimulator: Sendable {
     // MARK: Fault injection
 
     /// The current random fault plan.
-    public var faults: Faults { state.withLock { $0.faults } }
+    public var faults: Faults { state.withLock { $0.faults.plan } }
 
     /// Replaces the random fault plan; takes effect for the next request.
     public func setFaults(_ faults: Faults) {
         precondition(faults.answeringRate <= 1.000_001, "fault rates must add up to at most 1")
-        state.withLock { $0.faults = faults }
+        state.withLock { $0.faults.plan = faults }
     }
 
     /// Makes the next push requests get `injections`, one each, in order (before the random fault plan applies).
     public func injectNext(_ injections: [Injection]) {
-        state.withLock { $0.queued.append(contentsOf: injections) }
+        state.withLock { $0.faults.injectNext(injections) }
     }
 
     // MARK: Recording

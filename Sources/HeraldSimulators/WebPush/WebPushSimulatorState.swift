@@ -16,12 +16,10 @@ struct WebPushSimulatorState {
     var rejections: [WebPushSimulator.Rejection] = []
     var nextMessage = 0
 
-    var faults = WebPushSimulator.Faults.none
-    /// What the next requests get, in order, before the random fault plan applies.
-    var queued: [WebPushSimulator.Injection] = []
-    var generator: SeededRandomNumberGenerator
+    /// What each arriving push request gets: queued injections, then the random fault plan.
+    var faults: FaultSchedule<WebPushSimulator.Faults>
 
     init(seed: UInt64) {
-        self.generator = SeededRandomNumberGenerator(seed: seed)
+        self.faults = FaultSchedule(seed: seed)
     }
 }
