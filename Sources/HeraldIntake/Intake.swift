@@ -13,14 +13,11 @@ public struct Intake: Sendable {
     public let store: any HeraldStore
     /// The configured providers, for token validation.
     public let providers: ProviderSet
-    let listeners: (any PublishedEventSink)?
-    let fanOutWakeUp: WakeUpSignal
-    let queueWakeUp: WakeUpSignal
     let gate: BacklogGate
     let metrics: IntakeMetrics
     let logger: Logger
-    /// The clock publishes and sends are stamped with.
-    public let clock: WallClock
+    /// The clock publishes and sends are stamped with: the store's.
+    public var clock: WallClock { store.clock }
 
     /// Longest stored token in bytes: far above any push service's (a Web Push subscription is under 1 kB,
     /// a webhook URL rarely over 2 kB), low enough that registrations cannot bloat the store.
@@ -28,32 +25,25 @@ public struct Intake: Sendable {
     /// Most tokens one raw send may carry: each is a row written in the send's transaction.
     public static let maxTokensPerSend = 10_000
 
-    /// Creates the intake.
+    /// Creates the intake; `maxBacklog` is the accepted-but-undone work above which new work is
+    /// refused (0: no bound).
     ///
-    /// - Parameters:
-    ///   - listeners: where accepted events are streamed at once (`nil`: no Server-Sent Events).
-    ///   - fanOutWakeUp: woken when a publish job is stored.
-    ///   - queueWakeUp: woken when raw sends are stored (the engine's retry signal).
-    ///   - maxBacklog: accepted-but-undone work above which new work is refused (0: no bound).
+    /// Workers and Server-Sent Events listeners learn of accepted work through the store's
+    /// wake-up stream, on every node, not from the intake.
     public init(
-        store: any HeraldStore, providers: ProviderSet, listeners: (any PublishedEventSink)?, fanOutWakeUp: WakeUpSignal,
-        queueWakeUp: WakeUpSignal, maxBacklog: Int = 0, metrics: IntakeMetrics = IntakeMetrics(), logger: Logger, clock: WallClock = .system
+        store: any HeraldStore, providers: ProviderSet, maxBacklog: Int = 0, metrics: IntakeMetrics = IntakeMetrics(), logger: Logger
     ) {
         self.store = store
         self.providers = providers
-        self.listeners = listeners
-        self.fanOutWakeUp = fanOutWakeUp
-        self.queueWakeUp = queueWakeUp
         self.gate = BacklogGate(store: store, limit: maxBacklog)
         self.metrics = metrics
         self.logger = logger
-        self.clock = clock
     }
 
     // MARK: - Publishing
 
-    /// Publishes `payload` (pushd's keys, §5) to `event`: compiled, committed as a job, streamed
-    /// to Server-Sent Events listeners, and the fan-out woken (§6.1).
+    /// Publishes `payload` (pushd's keys, §5) to `event`: compiled, committed as a job (which wakes
+    /// the fan-out), and announced to Server-Sent Events listeners (§6.1).
     ///
     /// - Returns: the job's id, or `nil` when nobody is subscribed (listeners were still served).
     /// - Throws: ``IntakeError`` (invalid payload, unknown unicast subscriber, overloaded, store
@@ -95,11 +85,10 @@ public struct Intake: Sendable {
             if case .unicast(let id) = event.audience { throw .unknownSubscriber(id) }
             throw .unknownSubscriber(SubscriberID(rawValue: ""))
         case .queued(let jobID):
-            listeners?.publish(notification)
-            fanOutWakeUp.notify()
+            await announce(notification)
             return jobID
         case .noAudience:
-            listeners?.publish(notification)
+            await announce(notification)
             return nil
         }
     }
@@ -122,7 +111,16 @@ public struct Intake: Sendable {
             throw .unavailable
         }
         guard case .queued = result else { throw .unknownSubscriber(id) }
-        fanOutWakeUp.notify()
+    }
+
+    /// Streams an accepted event to listeners. The publish is committed already, so a failure
+    /// here costs listeners one event, never the subscribers their deliveries.
+    private func announce(_ notification: PublishedEvent) async {
+        do {
+            try await store.announce(notification)
+        } catch {
+            logger.warning("cannot announce an event to its listeners", metadata: ["error": "\(error)", "event": "\(notification.event)"])
+        }
     }
 
     /// Deletes an event (§4.16).
@@ -215,7 +213,6 @@ public struct Intake: Sendable {
             logger.error("cannot store a raw send", metadata: ["error": "\(error)", "origin": "\(send.origin)"])
             throw .unavailable
         }
-        queueWakeUp.notify()
         return deliveries.count
     }
 }

@@ -15,7 +15,7 @@ public struct DeliveryEngine: Sendable {
     let policy: DeliveryPolicy
     let logger: Logger
     let metrics: PipelineMetrics
-    /// The clock every part of the pipeline reads.
+    /// The clock every part of the pipeline reads: the store's.
     public let clock: WallClock
     let bulkheads: ProviderBulkheads
     /// Records outcomes in group commits; a service of its own.
@@ -33,8 +33,7 @@ public struct DeliveryEngine: Sendable {
         owner: String,
         logger: Logger,
         retryWakeUp: WakeUpSignal = WakeUpSignal(),
-        metricsFactory: any MetricsFactory = MetricsSystem.factory,
-        clock: WallClock = .system
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.providers = providers
@@ -42,6 +41,7 @@ public struct DeliveryEngine: Sendable {
         self.logger = logger
         let metrics = PipelineMetrics(providerNames: Array(providers.byName.keys), factory: metricsFactory)
         self.metrics = metrics
+        let clock = store.clock
         self.clock = clock
         self.retryWakeUp = retryWakeUp
         self.bulkheads = ProviderBulkheads(limits: policy.bulkheadLimits(for: providers), logger: logger, factory: metricsFactory)

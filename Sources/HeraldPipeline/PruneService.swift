@@ -13,11 +13,11 @@ public struct PruneService: Service, CustomStringConvertible {
     private let clock: WallClock
 
     /// Creates the service.
-    public init(store: any HeraldStore, policy: DeliveryPolicy, logger: Logger, clock: WallClock = .system) {
+    public init(store: any HeraldStore, policy: DeliveryPolicy, logger: Logger) {
         self.store = store
         self.policy = policy
         self.logger = logger
-        self.clock = clock
+        self.clock = store.clock
     }
 
     public func run() async throws {

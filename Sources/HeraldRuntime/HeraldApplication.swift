@@ -52,8 +52,6 @@ public struct HeraldApplication: Sendable {
     /// What every front door hands its work to.
     public let intake: Intake
     private let logger: Logger
-    /// Who this process is in leases on jobs and retries.
-    private let owner: String
 
     /// Builds everything; throws ``ConfigurationError`` for settings that cannot work
     /// (a provider's key file, an ACL entry), before anything listens.
@@ -108,36 +106,36 @@ public struct HeraldApplication: Sendable {
             if let limit = provider.maxInFlightPerHost { policy.hostLimits[name] = limit }
         }
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
-        self.owner = owner
         let fanOutWakeUp = WakeUpSignal()
         let metrics = ServerMetrics()
         self.metrics = metrics
-        // One clock for the pipeline, the services and the routes.
-        let clock = WallClock.system
         let engine = DeliveryEngine(
             store: store, providers: providers, policy: policy, owner: owner, logger: logger.child("herald.delivery"),
-            metricsFactory: metrics.factory, clock: clock)
+            metricsFactory: metrics.factory)
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
                 maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
             : nil
         let intake = Intake(
-            store: store, providers: providers, listeners: hub, fanOutWakeUp: fanOutWakeUp, queueWakeUp: engine.retryWakeUp,
-            maxBacklog: configuration.delivery.maxBacklog, metrics: IntakeMetrics(factory: metrics.factory), logger: logger, clock: clock)
+            store: store, providers: providers, maxBacklog: configuration.delivery.maxBacklog, metrics: IntakeMetrics(factory: metrics.factory),
+            logger: logger)
         self.intake = intake
 
         let application = HTTPFront.service(
             HTTPFront.Parts(
-                server: server, store: store, providers: providers, intake: intake, authorizer: authorizer, hub: hub, metrics: metrics,
-                retryWakeUp: engine.retryWakeUp, clock: clock),
+                server: server, store: store, providers: providers, intake: intake, authorizer: authorizer, hub: hub, metrics: metrics),
             logger: logger, onBound: bound.http)
 
         // Services stop in reverse order: the workers stop handing work over, then the deliveries in
         // flight finish (or are cancelled after the grace period), then the settler records their answers.
-        var services: [any Service] = [engine.settler, engine.tasks]
+        // The store runs first and stops last; the relay wakes workers and listeners on what the store
+        // reports (this node's commits, and a shared store's other nodes').
+        var services: [any Service] = [StoreService(store: store)]
+        services.append(WakeUpRelay(store: store, jobs: fanOutWakeUp, deliveries: engine.retryWakeUp) { event in hub?.publish(event) })
+        services += [engine.settler, engine.tasks] as [any Service]
         services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
-        services.append(PruneService(store: store, policy: policy, logger: logger, clock: clock))
+        services.append(PruneService(store: store, policy: policy, logger: logger))
         let frontEndContext = FrontEndContext(
             configuration: configuration, intake: intake, logger: logger, metricsFactory: metrics.factory, bound: bound.frontEnd)
         do {
@@ -180,14 +178,8 @@ public struct HeraldApplication: Sendable {
         await close()
     }
 
-    /// Hands this process's leases back, so another node resumes its unfinished work at once, then
-    /// releases the providers and the store.
+    /// Releases the providers and the store (the settler handed the leases back when it stopped).
     private func close() async {
-        do {
-            try await store.releaseLeases(owner: owner)
-        } catch {
-            logger.error("could not release leases; other nodes take the work over when they expire", metadata: ["error": "\(error)"])
-        }
         await providers.shutdown()
         do {
             try await store.close()

@@ -27,7 +27,7 @@ extension SQLiteStore {
     /// counted as orphaned.
     public func replayDeadLetters(matching filter: DeadLetterFilter, limit: Int, nowMillis: Int64) async throws -> DeadLetterReplay {
         guard limit > 0 else { return DeadLetterReplay(replayed: 0, orphaned: 0) }
-        return try await pool.write { db in
+        let replay = try await pool.write { db -> DeadLetterReplay in
             let (condition, arguments) = Self.deadLetterCondition(filter)
             let selected = try Row.fetchAll(
                 db,
@@ -52,6 +52,8 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM dead_letters WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", arguments: [ids])
             return DeadLetterReplay(replayed: replayable.count, orphaned: selected.count - replayable.count)
         }
+        if replay.replayed > 0 { wakeUpHub.yield(.deliveries) }
+        return replay
     }
 
     /// Deletes the first `limit` matching rows by id.

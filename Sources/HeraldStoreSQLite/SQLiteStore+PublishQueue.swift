@@ -12,7 +12,7 @@ extension SQLiteStore {
         _ audience: PublishAudience, notification: HeraldCore.PublishedEvent, origin: DeliveryOrigin, now: Int64
     ) async throws -> EnqueueResult {
         let encoded = try SQLiteCodec.encode(notification)
-        return try await pool.write { db in
+        let result = try await pool.write { db -> EnqueueResult in
             let kind: String
             let value: String?
             switch audience {
@@ -48,6 +48,8 @@ extension SQLiteStore {
                 .execute(arguments: [kind, value, encoded, now, origin.rawValue])
             return .queued(jobID: db.lastInsertedRowID)
         }
+        if case .queued = result { wakeUpHub.yield(.jobs) }
+        return result
     }
 
     /// Leases the oldest free jobs with one `UPDATE … RETURNING`; SQLite's single writer

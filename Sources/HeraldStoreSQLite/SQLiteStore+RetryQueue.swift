@@ -13,6 +13,7 @@ extension SQLiteStore {
         try await pool.write { db in
             try Self.insertRetries(prepared, in: db)
         }
+        wakeUpHub.yield(.deliveries)
     }
 
     /// The deliveries with their content encoded, each distinct one once, outside any transaction.

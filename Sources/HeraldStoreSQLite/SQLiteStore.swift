@@ -25,14 +25,20 @@ public final class SQLiteStore: HeraldStore {
 
     let pool: DatabasePool
     let makeID: @Sendable () -> SubscriberID
+    /// The process's clock: one machine owns the file, so its time is the store's.
+    public let clock: WallClock
+    /// Wake-ups, filled in-process after each commit that brings work.
+    let wakeUpHub = StoreWakeUps()
 
-    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public convenience init(path: String) throws {
-        try self.init(path: path, makeID: SubscriberID.random)
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date;
+    /// `clock` is the time leases and due times are reckoned in (tests drive it).
+    public convenience init(path: String, clock: WallClock = .system) throws {
+        try self.init(path: path, clock: clock, makeID: SubscriberID.random)
     }
 
     /// Opens the database with a custom id generator, so tests can force id collisions.
-    init(path: String, makeID: @escaping @Sendable () -> SubscriberID) throws {
+    init(path: String, clock: WallClock = .system, makeID: @escaping @Sendable () -> SubscriberID) throws {
+        self.clock = clock
         var configuration = Configuration()
         // Writers from other processes (a second `herald` on the same file, `herald import`)
         // wait this long for the lock rather than failing at once.
@@ -64,6 +70,7 @@ public final class SQLiteStore: HeraldStore {
     /// Synchronous so that it can also run from `deinit`-like shutdown paths; it satisfies
     /// the protocol's `async` requirement as well.
     public func close() throws {
+        wakeUpHub.finish()
         // GRDB closes the writer before the readers, so SQLite's checkpoint at the last close never
         // ran and the log stayed behind, however large: the next start replayed and copied it. Fold
         // it in and empty it here. Without waiting: another process on the file must not be held

@@ -178,3 +178,11 @@ struct RawDeliveryConformanceTests {
     @Test("a publish job keeps the front-end it came through")
     func jobsKeepTheirOrigin() async throws { try await RawDeliveryConformance.jobsKeepTheirOrigin(backend) }
 }
+
+@Suite("Store conformance: runtime")
+struct StoreRuntimeConformanceTests {
+    @Test("committed jobs, queued deliveries and announced events are each reported on the wake-up stream")
+    func wakeUpsReportCommittedWork() async throws { try await StoreRuntimeConformance.wakeUpsReportCommittedWork(backend) }
+    @Test("every subscriber of the wake-up stream gets every wake-up")
+    func everySubscriberGetsEveryWakeUp() async throws { try await StoreRuntimeConformance.everySubscriberGetsEveryWakeUp(backend) }
+}

@@ -118,6 +118,13 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
         }
         // Runs after the deliveries stopped: what they reported is recorded before the store closes.
         await commit()
+        // Then this node's leases are handed back, so another node resumes its unfinished work at
+        // once instead of after the leases expire.
+        do {
+            try await store.releaseLeases(owner: owner)
+        } catch {
+            logger.error("could not release leases; other nodes take the work over when they expire", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Writes what was gathered, with the checkpoints of the jobs that changed, retrying a

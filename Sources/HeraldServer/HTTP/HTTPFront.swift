@@ -27,15 +27,11 @@ public enum HTTPFront {
         public var hub: EventStreamHub?
         /// The registry `GET /metrics` renders.
         public var metrics: ServerMetrics
-        /// Woken after a dead-letter replay.
-        public var retryWakeUp: WakeUpSignal
-        /// The clock routes stamp with.
-        public var clock: WallClock
 
         /// Collects the parts.
         public init(
             server: HeraldConfiguration.Server, store: any HeraldStore, providers: ProviderSet, intake: Intake, authorizer: Authorizer,
-            hub: EventStreamHub?, metrics: ServerMetrics, retryWakeUp: WakeUpSignal, clock: WallClock
+            hub: EventStreamHub?, metrics: ServerMetrics
         ) {
             self.server = server
             self.store = store
@@ -44,8 +40,6 @@ public enum HTTPFront {
             self.authorizer = authorizer
             self.hub = hub
             self.metrics = metrics
-            self.retryWakeUp = retryWakeUp
-            self.clock = clock
         }
     }
 
@@ -56,12 +50,11 @@ public enum HTTPFront {
         router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: parts.metrics))
         PushdRoutes(
             store: parts.store, providers: parts.providers, intake: parts.intake, authorizer: parts.authorizer, hub: parts.hub, logger: logger,
-            clock: parts.clock
+            clock: parts.store.clock
         ).register(on: router)
         RawSendRoutes(intake: parts.intake, authorizer: parts.authorizer).register(on: router)
         AdminRoutes(
-            store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, retryWakeUp: parts.retryWakeUp,
-            providers: parts.providers
+            store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
         ).register(on: router)
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
 

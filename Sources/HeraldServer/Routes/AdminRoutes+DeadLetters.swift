@@ -84,7 +84,6 @@ extension AdminRoutes {
         let result = try await store.replayDeadLetters(
             matching: selector.filter, limit: min(selector.limit ?? Self.maxDeadLetterBatch, Self.maxDeadLetterBatch),
             nowMillis: Int64(Date.now.timeIntervalSince1970 * 1000))
-        if result.replayed > 0 { retryWakeUp.notify() }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("replayed")

@@ -14,18 +14,15 @@ public struct AdminRoutes: Sendable {
     let authorizer: Authorizer
     let metrics: ServerMetrics
     let hub: EventStreamHub?
-    /// Woken after a replay, so replayed dead letters are sent at once.
-    let retryWakeUp: WakeUpSignal
     /// The providers, whose connections `/metrics` reports.
     let providers: ProviderSet
 
     /// Creates the routes.
-    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?, retryWakeUp: WakeUpSignal, providers: ProviderSet) {
+    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?, providers: ProviderSet) {
         self.store = store
         self.authorizer = authorizer
         self.metrics = metrics
         self.hub = hub
-        self.retryWakeUp = retryWakeUp
         self.providers = providers
     }
 

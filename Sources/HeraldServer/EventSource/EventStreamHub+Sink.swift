@@ -1,4 +1,0 @@
-import HeraldCore
-import HeraldIntake
-
-extension EventStreamHub: PublishedEventSink {}
