@@ -95,4 +95,27 @@ import Testing
         progress.settle(SubscriberID(rawValue: "x"))
         #expect(!progress.changed)
     }
+
+    @Test func settlingTwiceOrOutOfTurnCountsOnce() {
+        var progress = FanOutProgress(cursor: nil, pending: [])
+        let page = ids(1...6)
+        progress.handOver(page, through: page[5])
+        progress.settle(page[3])
+        progress.settle(page[3])
+        progress.settle(page[0])
+        progress.settle(page[0])
+        _ = progress.checkpoint()
+        progress.settle(page[0])
+        progress.settle(page[3])
+        progress.settle(SubscriberID(rawValue: "s0003x"))  // between two members, never handed over
+        #expect(!progress.changed, "nothing new was settled")
+        #expect(progress.pendingCount == 4)
+        #expect(resolve(progress.checkpoint().pending, cursor: page[5], in: ids(1...9)) == Set([page[1], page[2], page[4], page[5]]))
+        // A page handed over again (a lost race between two readers) adds nothing.
+        progress.handOver(page, through: page[5])
+        #expect(progress.pendingCount == 4)
+        for id in [page[1], page[2], page[4], page[5]] { progress.settle(id) }
+        progress.finishReading()
+        #expect(progress.isComplete)
+    }
 }

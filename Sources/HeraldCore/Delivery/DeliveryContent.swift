@@ -1,6 +1,9 @@
 /// What one delivery sends: a published event, rendered per subscriber by its provider, or a
 /// payload the sender prepared for the provider, sent as it is.
-public enum DeliveryContent: Sendable, Hashable {
+///
+/// Indirect: it is boxed once per publish and shared by reference by every record, retry and
+/// dead letter of its deliveries, instead of copying an event's many fields into each.
+public indirect enum DeliveryContent: Sendable, Hashable {
     /// A compiled event (pushd's publish): templated, localized, badge-counted per subscriber.
     case event(PublishedEvent)
     /// A ready-made provider payload (the compat front-ends' raw sends).
