@@ -13,6 +13,10 @@ public struct APNsMessage: Sendable, Equatable {
     public var expiration: Int64?
     /// `apns-collapse-id`, from the publish's `collapseKey`.
     public var collapseID: String?
+    /// `apns-topic` instead of the provider's (a prepared payload's own header).
+    public var topic: String?
+    /// `apns-id` instead of a generated one (a prepared payload's own header).
+    public var requestID: String?
     /// The header fields above (with the provider's topic and token), built once per rendered message by the provider.
     var preparedHeaders: HTTP2PreparedHeaders?
     /// The `authorization` value in ``preparedHeaders``, if any.

@@ -66,21 +66,31 @@ public struct APNsProvider: PushProvider {
         }
     }
 
-    /// An APNs payload as the sender made it: the JSON body, and `apns-push-type`, `apns-priority`,
-    /// `apns-expiration` and `apns-collapse-id` from its headers (the topic is the provider's).
+    /// An APNs payload as the sender made it (compat.md §1.2): the JSON body, and `apns-push-type`,
+    /// `apns-priority`, `apns-expiration`, `apns-collapse-id`, `apns-topic` and `apns-id` from its
+    /// headers. Without a push type or priority header, both are derived from the `aps` object:
+    /// `alert`, `sound` or `badge` → `alert`, 10; otherwise `content-available` → `background`, 5;
+    /// otherwise `alert`, 5. A `background` notification is always sent with priority 5.
     public func render(_ payload: PreparedPayload) -> RenderResult<APNsMessage> {
-        guard payload.jsonObjectMembers != nil else {
+        guard case .object(let members)? = try? JSONBodyParser.parse(payload.body) else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
         }
-        let pushType = payload.headers["apns-push-type"].flatMap(APNsPushType.init(rawValue:)) ?? .alert
+        let aps = members.first { $0.key == "aps" }?.value.objectMembers ?? []
+        let alerting = aps.contains { ["alert", "sound", "badge"].contains($0.key) }
+        let derived: (APNsPushType, Int) =
+            alerting ? (.alert, 10) : aps.contains { $0.key == "content-available" } ? (.background, 5) : (.alert, 5)
+        let pushType = payload.headers["apns-push-type"].flatMap(APNsPushType.init(rawValue:)) ?? derived.0
         let body = ByteBuffer(string: payload.body)
         guard body.readableBytes <= pushType.maxPayloadBytes else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "PayloadTooLarge"))
         }
-        let priority = payload.integerHeader("apns-priority").map(Int.init) ?? (pushType == .background ? 5 : 10)
+        var priority = payload.integerHeader("apns-priority").map(Int.init) ?? (pushType == derived.0 ? derived.1 : 10)
+        if pushType == .background { priority = 5 }  // APNs refuses 10 for a background notification
         var message = APNsMessage(
             body: body, pushType: pushType, priority: priority,
             expiration: payload.integerHeader("apns-expiration") ?? payload.expiration, collapseID: payload.headers["apns-collapse-id"])
+        message.topic = payload.headers["apns-topic"]
+        message.requestID = payload.headers["apns-id"]
         let authorization = token?.cachedAuthorization()
         message.preparedHeaders = preparedHeaders(for: message, authorization: authorization)
         message.preparedAuthorization = authorization
@@ -106,8 +116,8 @@ public struct APNsProvider: PushProvider {
         var headers = HTTPFields()
         if let authorization { headers[.authorization] = authorization }
         headers[.apnsPushType] = message.pushType.rawValue
-        headers[.apnsPriority] = message.priority == 10 ? "10" : "5"
-        if let topic = settings.topic { headers[.apnsTopic] = topic + message.pushType.topicSuffix }
+        headers[.apnsPriority] = String(message.priority)
+        if let topic = message.topic ?? settings.topic.map({ $0 + message.pushType.topicSuffix }) { headers[.apnsTopic] = topic }
         if let expiration = message.expiration { headers[.apnsExpiration] = String(expiration) }
         if let collapseID = message.collapseID { headers[.apnsCollapseID] = collapseID }
         headers[.contentType] = "application/json"
@@ -182,7 +192,7 @@ public struct APNsProvider: PushProvider {
                 method: .post, path: "/3/device/" + deliveries[index].target.token, preparedHeaders: prepared,
                 // Unique per request: its value is kept out of the HPACK dynamic table, where it would
                 // evict the shared fields; its name is indexed once per connection.
-                uniqueField: HTTP2UniqueField(name: .apnsID, value: requestIDs.next()),
+                uniqueField: HTTP2UniqueField(name: .apnsID, value: message.requestID ?? requestIDs.next()),
                 body: message.body)
         }
         await pool.execute(requests, maxConcurrent: maxConcurrentDeliveries, deadline: settings.requestTimeout) { slot, result in

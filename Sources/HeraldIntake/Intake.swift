@@ -190,6 +190,7 @@ public struct Intake: Sendable {
         guard let provider = providers[send.proto] else { throw .unknownProvider(send.proto) }
         guard !send.tokens.isEmpty else { throw .invalidRequest("No tokens") }
         guard send.tokens.count <= Self.maxTokensPerSend else { throw .invalidRequest("More than \(Self.maxTokensPerSend) tokens") }
+        if let maxAttempts = send.maxAttempts, maxAttempts < 1 { throw .invalidRequest("maxAttempts must be at least 1") }
         var seen: Set<String> = []
         var tokens: [String] = []
         for raw in send.tokens {
@@ -205,7 +206,7 @@ public struct Intake: Sendable {
         let deliveries = tokens.map { token in
             QueuedDelivery(
                 recipient: .token(proto: send.proto, token: token), origin: send.origin, statisticsEvent: nil, notification: content,
-                silent: false, badge: nil, attempts: 0, dueAt: nowMillis, publishedAt: now, lastReason: nil)
+                silent: false, badge: nil, attempts: 0, maxAttempts: send.maxAttempts, dueAt: nowMillis, publishedAt: now, lastReason: nil)
         }
         do {
             try await store.scheduleRetries(deliveries)

@@ -13,9 +13,13 @@ public struct RawSend: Sendable, Equatable {
     public var payload: PreparedPayload
     /// The front-end it comes through.
     public var origin: DeliveryOrigin
+    /// Most attempts per token, when the sender wants fewer than `delivery.max_attempts` (1: no
+    /// retry); `nil`: the configured maximum.
+    public var maxAttempts: Int?
 
     /// Creates a raw send.
-    public init(proto: String, tokens: [String], payload: PreparedPayload, origin: DeliveryOrigin) {
+    public init(proto: String, tokens: [String], payload: PreparedPayload, origin: DeliveryOrigin, maxAttempts: Int? = nil) {
+        self.maxAttempts = maxAttempts
         self.proto = proto
         self.tokens = tokens
         self.payload = payload

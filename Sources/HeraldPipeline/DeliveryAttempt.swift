@@ -19,6 +19,8 @@ struct DeliveryAttempt: Sendable {
     var badge: Int?
     /// Attempts already made (0 for a first delivery).
     var attemptsBefore: Int
+    /// The delivery's own attempt limit, if its sender set one below `delivery.max_attempts`.
+    var maxAttempts: Int?
     /// The queued delivery this attempt comes from, if any.
     var retryID: Int64?
 
@@ -36,7 +38,8 @@ struct DeliveryAttempt: Sendable {
     }
 
     /// An attempt for a raw token of `proto`.
-    init(proto: String, token: String, attemptsBefore: Int, retryID: Int64?) {
+    init(proto: String, token: String, attemptsBefore: Int, maxAttempts: Int?, retryID: Int64?) {
+        self.maxAttempts = maxAttempts
         self.proto = proto
         self.token = token
         self.silent = false

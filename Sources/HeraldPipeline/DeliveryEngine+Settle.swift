@@ -14,6 +14,11 @@ struct SettlementContext: Sendable {
     var publishedAt: Int64
     /// The job the attempts belong to; `nil` for retries.
     var job: JobTracker?
+
+    /// The sender's own id for the notification, for its feedback.
+    var reference: String? {
+        if case .prepared(let payload) = notification { payload.reference } else { nil }
+    }
 }
 
 extension DeliveryEngine {
@@ -60,20 +65,21 @@ extension DeliveryEngine {
             case .failed, .subscriberFailure:
                 deadLetter = DeadLetterContent(
                     notification: context.notification, silent: attempt.silent, badge: attempt.badge,
-                    attempts: attempt.attemptsBefore + 1, publishedAt: context.publishedAt)
+                    attempts: attempt.attemptsBefore + 1, maxAttempts: attempt.maxAttempts, publishedAt: context.publishedAt)
                 metrics.recordDeadLetter(provider: attempt.proto)
             case .delivered, .deadToken:
                 break
             }
             settlement.records.append(DeliveryRecord(
-                subscriberID: attempt.subscriberID, origin: context.origin, proto: attempt.proto, token: attempt.token,
+                subscriberID: attempt.subscriberID, origin: context.origin, reference: context.reference, proto: attempt.proto, token: attempt.token,
                 statisticsEvent: context.statisticsEvent, effect: effect, deadLetter: deadLetter))
         }
         /// Tries again at `dueAt` with `attemptsMade` counted, unless the notification expires or grows too old first.
         func retry(attemptsMade: Int, dueAt: Int64, reason: String, status: Int?) -> Bool {
             let expiresFirst = deadline.map { dueAt / 1000 > $0 } ?? false
             let tooOld = policy.maxRetryAge.map { dueAt - context.publishedAt * 1000 > $0.milliseconds } ?? false
-            guard attemptsMade < policy.maxAttempts && !expiresFirst && !tooOld else {
+            let maxAttempts = min(policy.maxAttempts, attempt.maxAttempts ?? .max)
+            guard attemptsMade < maxAttempts && !expiresFirst && !tooOld else {
                 if providers[attempt.proto]?.exhaustedRetriesCountAgainstSubscriber ?? false {
                     record(.subscriberFailure(reason: reason, status: status))
                 } else {
@@ -87,7 +93,7 @@ extension DeliveryEngine {
                 let recipient: Recipient = attempt.subscriberID.map { .subscriber($0) } ?? .token(proto: attempt.proto, token: attempt.token)
                 settlement.newRetries.append(QueuedDelivery(
                     recipient: recipient, origin: context.origin, statisticsEvent: context.statisticsEvent, notification: context.notification,
-                    silent: attempt.silent, badge: attempt.badge, attempts: attemptsMade, dueAt: dueAt,
+                    silent: attempt.silent, badge: attempt.badge, attempts: attemptsMade, maxAttempts: attempt.maxAttempts, dueAt: dueAt,
                     publishedAt: context.publishedAt, lastReason: reason))
             }
             metrics.recordRetry(provider: attempt.proto)

@@ -72,7 +72,13 @@ public struct DeliveryEngine: Sendable {
         if !skipped.isEmpty {
             settler.submit(job: tracker, settled: skipped.compactMap(\.subscriberID), retries: 0) { $0.feedback.append(contentsOf: skipped) }
         }
-        guard let badges = await badges(for: known, notification: job.notification) else { return unknownProviders }
+        let badges: [Int??]
+        if case .event(let event) = job.content {
+            guard let counted = await self.badges(for: known, notification: event) else { return unknownProviders }
+            badges = counted
+        } else {
+            badges = Array(repeating: .some(nil), count: known.count)  // a prepared payload carries its own badge, if any
+        }
         var attempts: [DeliveryAttempt] = []
         attempts.reserveCapacity(known.count)
         var gone: [SubscriberID] = []
@@ -85,7 +91,7 @@ public struct DeliveryEngine: Sendable {
         }
         if !gone.isEmpty { settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
         let context = SettlementContext(
-            notification: .event(job.notification), origin: job.origin, statisticsEvent: job.audience.statisticsEvent,
+            notification: job.content, origin: job.origin, statisticsEvent: job.audience.statisticsEvent,
             publishedAt: job.publishedAt, job: tracker)
         await run(attempts, context: context)
         return unknownProviders
@@ -134,8 +140,10 @@ public struct DeliveryEngine: Sendable {
                     ended.append(entry.id)
                     continue
                 }
-                attempt = DeliveryAttempt(
+                var forSubscriber = DeliveryAttempt(
                     subscriber: subscriber, silent: entry.silent, badge: entry.badge, attemptsBefore: entry.attempts, retryID: entry.id)
+                forSubscriber.maxAttempts = entry.maxAttempts
+                attempt = forSubscriber
             case .token(let proto, let token):
                 guard providers[proto] != nil else {
                     // The provider was removed from the configuration since the send was accepted.
@@ -145,7 +153,7 @@ public struct DeliveryEngine: Sendable {
                         reason: "UnknownProvider", action: .skipped))
                     continue
                 }
-                attempt = DeliveryAttempt(proto: proto, token: token, attemptsBefore: entry.attempts, retryID: entry.id)
+                attempt = DeliveryAttempt(proto: proto, token: token, attemptsBefore: entry.attempts, maxAttempts: entry.maxAttempts, retryID: entry.id)
             }
             let key = RetryGroupKey(
                 notification: entry.notification, origin: entry.origin, publishedAt: entry.publishedAt, statisticsEvent: entry.statisticsEvent)

@@ -128,7 +128,7 @@ public struct FanOutService: Service, CustomStringConvertible {
         guard !tracker.leaseLost else { return }
         tracker.finishReading()
         engine.settler.wake()
-        logger.debug("publish handed over", metadata: ["job": "\(job.id)", "event": "\(job.notification.event)"])
+        logger.debug("publish handed over", metadata: ["job": "\(job.id)", "event": "\(job.content.eventName)"])
     }
 
     /// The audience members after `after` up to the job's cursor, except `except`: the unanswered

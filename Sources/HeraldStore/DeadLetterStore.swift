@@ -10,11 +10,14 @@ public struct DeadLetterContent: Sendable, Equatable {
     public var badge: Int?
     /// Attempts made.
     public var attempts: Int
+    /// The delivery's own attempt limit, if its sender set one (kept for a replay).
+    public var maxAttempts: Int?
     /// Unix seconds when the notification was published.
     public var publishedAt: Int64
 
     /// Creates the content of a dead letter.
-    public init(notification: DeliveryContent, silent: Bool, badge: Int?, attempts: Int, publishedAt: Int64) {
+    public init(notification: DeliveryContent, silent: Bool, badge: Int?, attempts: Int, maxAttempts: Int? = nil, publishedAt: Int64) {
+        self.maxAttempts = maxAttempts
         self.notification = notification
         self.silent = silent
         self.badge = badge

@@ -203,8 +203,8 @@ public struct PublishJob: Sendable, Equatable {
     public var audience: PublishAudience
     /// The front-end it was published through.
     public var origin: DeliveryOrigin
-    /// The compiled notification.
-    public var notification: PublishedEvent
+    /// What is sent: a compiled event, or a payload a front-end prepared for one provider.
+    public var content: DeliveryContent
     /// Unix seconds when it was accepted.
     public var publishedAt: Int64
     /// The last member handed to a provider before the job was last checkpointed; the next page starts after it.
@@ -214,13 +214,13 @@ public struct PublishJob: Sendable, Equatable {
 
     /// Creates a job.
     public init(
-        id: Int64, audience: PublishAudience, origin: DeliveryOrigin = .pushd, notification: PublishedEvent, publishedAt: Int64,
+        id: Int64, audience: PublishAudience, origin: DeliveryOrigin = .pushd, content: DeliveryContent, publishedAt: Int64,
         cursor: SubscriberID? = nil, pending: PendingMembers = .none
     ) {
         self.id = id
         self.audience = audience
         self.origin = origin
-        self.notification = notification
+        self.content = content
         self.publishedAt = publishedAt
         self.cursor = cursor
         self.pending = pending
@@ -259,7 +259,7 @@ public struct Lease: Sendable, Equatable {
 public protocol PublishQueue: Sendable {
     /// Resolves the audience and, if it is non-empty, stores the job and updates the
     /// statistics (`total + 1`, `last = now`; `test` touches none), in one transaction.
-    func enqueue(_ audience: PublishAudience, notification: PublishedEvent, origin: DeliveryOrigin, now: Int64) async throws -> EnqueueResult
+    func enqueue(_ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64) async throws -> EnqueueResult
 
     /// Claims up to `limit` jobs that nobody holds (or whose lease expired before `nowMillis`), oldest first.
     func claimJobs(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [PublishJob]
@@ -286,7 +286,12 @@ public protocol PublishQueue: Sendable {
 extension PublishQueue {
     /// Enqueues a publish of the rs/pushd API.
     public func enqueue(_ audience: PublishAudience, notification: PublishedEvent, now: Int64) async throws -> EnqueueResult {
-        try await enqueue(audience, notification: notification, origin: .pushd, now: now)
+        try await enqueue(audience, content: .event(notification), origin: .pushd, now: now)
+    }
+
+    /// Enqueues a publish of an event through a front-end.
+    public func enqueue(_ audience: PublishAudience, notification: PublishedEvent, origin: DeliveryOrigin, now: Int64) async throws -> EnqueueResult {
+        try await enqueue(audience, content: .event(notification), origin: origin, now: now)
     }
 }
 
@@ -339,6 +344,9 @@ public struct QueuedDelivery: Sendable, Equatable {
     public var badge: Int?
     /// Attempts made so far (0 for a raw send not yet tried, 1 after the first failure).
     public var attempts: Int
+    /// Most attempts for this delivery, when its sender asked for fewer than `delivery.max_attempts`
+    /// (gorush's `retry`; 1 for apns-ms, which never retries); `nil`: the configured maximum.
+    public var maxAttempts: Int?
     /// Unix milliseconds when it is due.
     public var dueAt: Int64
     /// Unix seconds when the notification was published (for `ttl`).
@@ -349,9 +357,10 @@ public struct QueuedDelivery: Sendable, Equatable {
     /// Creates an entry.
     public init(
         id: Int64 = 0, recipient: Recipient, origin: DeliveryOrigin = .pushd, statisticsEvent: EventName?, notification: DeliveryContent,
-        silent: Bool, badge: Int?, attempts: Int, dueAt: Int64, publishedAt: Int64, lastReason: String?
+        silent: Bool, badge: Int?, attempts: Int, maxAttempts: Int? = nil, dueAt: Int64, publishedAt: Int64, lastReason: String?
     ) {
         self.id = id
+        self.maxAttempts = maxAttempts
         self.recipient = recipient
         self.origin = origin
         self.statisticsEvent = statisticsEvent
@@ -408,6 +417,8 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var subscriberID: SubscriberID?
     /// The front-end the delivery came through.
     public var origin: DeliveryOrigin
+    /// The sender's own id for the notification, written with its feedback.
+    public var reference: String?
     /// The provider name it was delivered through.
     public var proto: String
     /// Its token (for the feedback log).
@@ -436,9 +447,10 @@ public struct DeliveryRecord: Sendable, Equatable {
 
     /// Creates a record.
     public init(
-        subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, proto: String, token: String, statisticsEvent: EventName?, effect: Effect,
-        deadLetter: DeadLetterContent? = nil
+        subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, reference: String? = nil, proto: String, token: String,
+        statisticsEvent: EventName?, effect: Effect, deadLetter: DeadLetterContent? = nil
     ) {
+        self.reference = reference
         self.subscriberID = subscriberID
         self.origin = origin
         self.proto = proto
@@ -487,12 +499,15 @@ public struct FeedbackEntry: Sendable, Equatable {
     public var action: Action
     /// For ``Action/replaced``: the token stored instead of ``token``.
     public var replacement: String?
+    /// The sender's own id for the notification (a prepared payload's ``PreparedPayload/reference``).
+    public var reference: String?
 
     /// Creates an entry.
     public init(
         id: Int64 = 0, time: Int64, subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, proto: String, token: String, status: Int?,
-        reason: String, action: Action, replacement: String? = nil
+        reason: String, action: Action, replacement: String? = nil, reference: String? = nil
     ) {
+        self.reference = reference
         self.id = id
         self.time = time
         self.subscriberID = subscriberID

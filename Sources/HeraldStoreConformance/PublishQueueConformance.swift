@@ -40,7 +40,7 @@ public enum PublishQueueConformance {
             let a = Lease(owner: "worker-a", expiresAt: 60_000)
             let first = try await store.claimJobs(limit: 3, lease: a, nowMillis: 1_000)
             #expect(first.map(\.audience) == Array(audiences.prefix(3)))
-            #expect(first.map(\.notification) == (0..<3).map { sampleNotification("n\($0)") })
+            #expect(first.map(\.content) == (0..<3).map { .event(sampleNotification("n\($0)")) })
             #expect(first.map(\.publishedAt) == [TestTime.t0, TestTime.t0 + 1, TestTime.t0 + 2])
             #expect(first.allSatisfy { $0.cursor == nil })
             #expect(first.map(\.id) == first.map(\.id).sorted())

@@ -107,13 +107,19 @@ public enum RawDeliveryConformance {
         }
     }
 
-    /// a publish job keeps the front-end it came through
-    public static func jobsKeepTheirOrigin(_ backend: StoreBackend) async throws {
+    /// a publish job keeps the front-end it came through and its content, an event or a prepared payload
+    public static func jobsKeepTheirOriginAndContent(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
             _ = try await store.enqueue(.unicast(id), notification: sampleNotification(), origin: DeliveryOrigin("choominator"), now: TestTime.t0)
             let job = try await claimOnlyJob(store)
             #expect(job.origin == DeliveryOrigin("choominator"))
+            #expect(job.content == .event(sampleNotification()))
+            try await store.completeJob(jobID: job.id, owner: "worker-a")
+            _ = try await store.enqueue(.broadcast, content: .prepared(payload), origin: DeliveryOrigin("choominator"), now: TestTime.t0)
+            let prepared = try await claimOnlyJob(store, owner: "worker-b")
+            #expect(prepared.content == .prepared(payload))
+            #expect(prepared.audience == .broadcast)
         }
     }
 }

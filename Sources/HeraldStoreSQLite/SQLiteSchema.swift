@@ -198,9 +198,18 @@ enum SQLiteSchema {
         migrator.registerMigration("v8-raw-sends-and-origins") { db in
             // Raw-token sends (the compat front-ends) wait in the delivery queue beside retries, with
             // no subscriber: `proto` and `token` name the recipient instead, and `payload` holds a
-            // prepared provider payload instead of a notification. Feedback and dead letters of raw
-            // tokens have no subscriber either, and every row says which front-end it came through.
-            // SQLite cannot drop a NOT NULL, so the three tables are rebuilt.
+            // prepared provider payload instead of a notification (jobs may carry one too). Feedback
+            // and dead letters of raw tokens have no subscriber either, and every row says which
+            // front-end it came through. SQLite cannot drop a NOT NULL, so four tables are rebuilt.
+            //
+            // Each rebuilt table keeps its AUTOINCREMENT sequence: ids never repeat (a feedback
+            // reader's cursor, a job a lost lease might still name), even those of deleted rows.
+            func keepSequence(_ table: String) throws {
+                try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: ["\(table)_v8"])
+                try db.execute(
+                    sql: "INSERT INTO sqlite_sequence (name, seq) SELECT ?, seq FROM sqlite_sequence WHERE name = ?",
+                    arguments: ["\(table)_v8", table])
+            }
             try db.execute(sql: """
                 CREATE TABLE retries_v8 (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -214,6 +223,7 @@ enum SQLiteSchema {
                     silent INTEGER NOT NULL,
                     badge INTEGER,
                     attempts INTEGER NOT NULL,
+                    max_attempts INTEGER,
                     due_at INTEGER NOT NULL,
                     published_at INTEGER NOT NULL,
                     last_reason TEXT,
@@ -226,6 +236,9 @@ enum SQLiteSchema {
                                         published_at, last_reason, lease_owner, lease_expires)
                     SELECT id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at,
                            published_at, last_reason, lease_owner, lease_expires FROM retries;
+                """)
+            try keepSequence("retries")
+            try db.execute(sql: """
                 DROP TABLE retries;
                 ALTER TABLE retries_v8 RENAME TO retries;
                 CREATE INDEX retries_by_due_at ON retries (due_at);
@@ -242,10 +255,14 @@ enum SQLiteSchema {
                     status INTEGER,
                     reason TEXT NOT NULL,
                     action TEXT NOT NULL,
-                    replacement TEXT
+                    replacement TEXT,
+                    reference TEXT
                 ) STRICT;
                 INSERT INTO feedback_v8 (id, time, subscriber_id, proto, token, status, reason, action, replacement)
                     SELECT id, time, subscriber_id, proto, token, status, reason, action, replacement FROM feedback;
+                """)
+            try keepSequence("feedback")
+            try db.execute(sql: """
                 DROP TABLE feedback;
                 ALTER TABLE feedback_v8 RENAME TO feedback;
                 CREATE INDEX feedback_by_time ON feedback (time);
@@ -266,6 +283,7 @@ enum SQLiteSchema {
                     silent INTEGER NOT NULL,
                     badge INTEGER,
                     attempts INTEGER NOT NULL,
+                    max_attempts INTEGER,
                     published_at INTEGER NOT NULL,
                     status INTEGER,
                     reason TEXT NOT NULL,
@@ -275,11 +293,36 @@ enum SQLiteSchema {
                                              badge, attempts, published_at, status, reason)
                     SELECT id, time, subscriber_id, proto, token, event, statistics_event, notification, silent,
                            badge, attempts, published_at, status, reason FROM dead_letters;
+                """)
+            try keepSequence("dead_letters")
+            try db.execute(sql: """
                 DROP TABLE dead_letters;
                 ALTER TABLE dead_letters_v8 RENAME TO dead_letters;
                 CREATE INDEX dead_letters_by_time ON dead_letters (time);
 
-                ALTER TABLE publish_jobs ADD COLUMN origin TEXT NOT NULL DEFAULT 'pushd';
+                CREATE TABLE publish_jobs_v8 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    audience_kind TEXT NOT NULL,
+                    audience_value TEXT,
+                    origin TEXT NOT NULL DEFAULT 'pushd',
+                    notification BLOB,
+                    payload BLOB,
+                    published_at INTEGER NOT NULL,
+                    cursor TEXT,
+                    pending TEXT,
+                    lease_owner TEXT,
+                    lease_expires INTEGER,
+                    CHECK ((notification IS NULL) = (payload IS NOT NULL))
+                ) STRICT;
+                INSERT INTO publish_jobs_v8 (id, audience_kind, audience_value, notification, published_at, cursor, pending,
+                                             lease_owner, lease_expires)
+                    SELECT id, audience_kind, audience_value, notification, published_at, cursor, pending, lease_owner, lease_expires
+                    FROM publish_jobs;
+                """)
+            try keepSequence("publish_jobs")
+            try db.execute(sql: """
+                DROP TABLE publish_jobs;
+                ALTER TABLE publish_jobs_v8 RENAME TO publish_jobs;
                 """)
         }
         return migrator

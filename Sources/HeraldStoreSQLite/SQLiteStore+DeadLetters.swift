@@ -13,7 +13,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT id, time, subscriber_id, proto, token, statistics_event, status, reason,
-                           notification, silent, badge, attempts, published_at, origin, payload
+                           notification, silent, badge, attempts, published_at, origin, payload, max_attempts
                     FROM dead_letters WHERE id > ? AND \(condition) ORDER BY id LIMIT ?
                     """,
                 arguments: StatementArguments([cursor ?? Int64.min]) + arguments + [limit]
@@ -42,9 +42,9 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO retries (subscriber_id, proto, token, origin, statistics_event, notification, payload, silent, badge,
-                                         attempts, due_at, published_at, last_reason)
+                                         attempts, max_attempts, due_at, published_at, last_reason)
                     SELECT subscriber_id, CASE WHEN subscriber_id IS NULL THEN proto END, CASE WHEN subscriber_id IS NULL THEN token END,
-                           origin, statistics_event, notification, payload, silent, badge, 0, ?, published_at, reason
+                           origin, statistics_event, notification, payload, silent, badge, 0, max_attempts, ?, published_at, reason
                     FROM dead_letters WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY id
                     """,
                 arguments: [nowMillis, ids]
@@ -101,14 +101,14 @@ extension SQLiteStore {
             if statement == nil {
                 statement = try db.cachedStatement(sql: """
                     INSERT INTO dead_letters (time, subscriber_id, origin, proto, token, event, statistics_event, notification, payload,
-                                              silent, badge, attempts, published_at, status, reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                              silent, badge, attempts, published_at, status, reason, max_attempts)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             }
             try statement?.execute(arguments: [
                 time, record.subscriberID?.rawValue, record.origin.rawValue, record.proto, record.token, content.notification.eventName,
                 record.statisticsEvent?.rawValue, stored.notification, stored.payload, content.silent, content.badge, content.attempts,
-                content.publishedAt, status, reason,
+                content.publishedAt, status, reason, content.maxAttempts,
             ])
         }
     }
@@ -145,7 +145,7 @@ extension SQLiteStore {
     }
 
     /// Reads a row selected as `id, time, subscriber_id, proto, token, statistics_event, status,
-    /// reason, notification, silent, badge, attempts, published_at, origin, payload`.
+    /// reason, notification, silent, badge, attempts, published_at, origin, payload, max_attempts`.
     static func deadLetter(_ row: Row) throws -> DeadLetter {
         let id: Int64 = row[0]
         let statisticsEvent: String? = row[5]
@@ -165,6 +165,7 @@ extension SQLiteStore {
                 silent: row[9],
                 badge: row[10],
                 attempts: row[11],
+                maxAttempts: row[15],
                 publishedAt: row[12]
             )
         )

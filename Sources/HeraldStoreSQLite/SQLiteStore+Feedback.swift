@@ -54,7 +54,7 @@ extension SQLiteStore {
         func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
             FeedbackEntry(
                 time: now, subscriberID: record.subscriberID, origin: record.origin, proto: record.proto, token: record.token, status: status,
-                reason: reason, action: action)
+                reason: reason, action: action, reference: record.reference)
         }
         func unregister(_ id: SubscriberID, reason: String) {
             if unregisteredIDs.insert(id.rawValue).inserted {
@@ -132,7 +132,7 @@ extension SQLiteStore {
     public func feedback(matching filter: FeedbackFilter, after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
         guard limit > 0 else { return [] }
         return try await pool.read { db in
-            let columns = "id, time, subscriber_id, proto, token, status, reason, action, replacement, origin"
+            let columns = "id, time, subscriber_id, proto, token, status, reason, action, replacement, origin, reference"
             // The filter's columns are compared only when given: `? IS NULL OR` keeps one statement shape.
             let filtered = "(?1 IS NULL OR origin = ?1) AND (?2 IS NULL OR proto = ?2)"
             let rows: [Row]
@@ -178,7 +178,8 @@ extension SQLiteStore {
                     status: row[5],
                     reason: row[6],
                     action: parsed,
-                    replacement: row[8]
+                    replacement: row[8],
+                    reference: row[10]
                 )
             }
         }
@@ -295,14 +296,14 @@ extension SQLiteStore {
             [
                 .integer(entry.time), .optional(entry.subscriberID?.rawValue), .text(entry.proto), .text(entry.token),
                 .optional(entry.status), .text(entry.reason), .text(entry.action.rawValue), .optional(entry.replacement),
-                .text(entry.origin.rawValue),
+                .text(entry.origin.rawValue), .optional(entry.reference),
             ]
         }
         try db.cachedStatement(sql: """
-            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action, replacement, origin)
+            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action, replacement, origin, reference)
             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
                    json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'),
-                   json_extract(value, '$[8]')
+                   json_extract(value, '$[8]'), json_extract(value, '$[9]')
             FROM json_each(?)
             ORDER BY key
             """)

@@ -9,9 +9,9 @@ extension SQLiteStore {
     ///
     /// Statistics rows of special names are created here, on their first publish (§14.2).
     public func enqueue(
-        _ audience: PublishAudience, notification: HeraldCore.PublishedEvent, origin: DeliveryOrigin, now: Int64
+        _ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64
     ) async throws -> EnqueueResult {
-        let encoded = try SQLiteCodec.encode(notification)
+        let encoded = try SQLiteCodec.encode(content)
         let result = try await pool.write { db -> EnqueueResult in
             let kind: String
             let value: String?
@@ -42,10 +42,10 @@ extension SQLiteStore {
                     .execute(arguments: [statistics.rawValue, now, now])
             }
             try db.cachedStatement(sql: """
-                INSERT INTO publish_jobs (audience_kind, audience_value, notification, published_at, origin)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO publish_jobs (audience_kind, audience_value, notification, payload, published_at, origin)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """)
-                .execute(arguments: [kind, value, encoded, now, origin.rawValue])
+                .execute(arguments: [kind, value, encoded.notification, encoded.payload, now, origin.rawValue])
             return .queued(jobID: db.lastInsertedRowID)
         }
         if case .queued = result { wakeUpHub.yield(.jobs) }
@@ -65,7 +65,7 @@ extension SQLiteStore {
                         WHERE lease_expires IS NULL OR lease_expires < ?
                         ORDER BY id LIMIT ?
                     )
-                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor, pending, origin
+                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor, pending, origin, payload
                     """),
                 arguments: [lease.owner, lease.expiresAt, nowMillis, limit]
             )
@@ -188,7 +188,7 @@ extension SQLiteStore {
             id: id,
             audience: audience,
             origin: DeliveryOrigin(rawValue: row[7]),
-            notification: try SQLiteCodec.notification(row[3], table: "publish_jobs", id: id),
+            content: try SQLiteCodec.content(notification: row[3], payload: row[8], table: "publish_jobs", id: id),
             publishedAt: row[4],
             cursor: cursor.map(SubscriberID.init(rawValue:)),
             pending: pending

@@ -47,8 +47,8 @@ extension SQLiteStore {
         guard !prepared.isEmpty else { return }
         let forSubscriber = try db.cachedStatement(sql: """
             INSERT INTO retries (subscriber_id, origin, statistics_event, notification, payload, silent, badge, attempts, due_at,
-                                 published_at, last_reason)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                                 published_at, last_reason, max_attempts)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
             WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = ?)
             """)
         for delivery in prepared {
@@ -57,17 +57,17 @@ extension SQLiteStore {
             case .subscriber(let id):
                 try forSubscriber.execute(arguments: [
                     id.rawValue, entry.origin.rawValue, entry.statisticsEvent?.rawValue, delivery.notification, delivery.payload,
-                    entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, id.rawValue,
+                    entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.maxAttempts, id.rawValue,
                 ])
             case .token(let proto, let token):
                 try db.cachedStatement(sql: """
                     INSERT INTO retries (proto, token, origin, statistics_event, notification, payload, silent, badge, attempts, due_at,
-                                         published_at, last_reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         published_at, last_reason, max_attempts)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                     .execute(arguments: [
                         proto, token, entry.origin.rawValue, entry.statisticsEvent?.rawValue, delivery.notification, delivery.payload,
-                        entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason,
+                        entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.maxAttempts,
                     ])
             }
         }
@@ -129,7 +129,7 @@ extension SQLiteStore {
     /// The columns ``retry(_:)`` reads, in its order.
     static let retryColumns = """
         id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason,
-        proto, token, origin, payload
+        proto, token, origin, payload, max_attempts
         """
 
     /// Reads a row selected as ``retryColumns``.
@@ -154,6 +154,7 @@ extension SQLiteStore {
             silent: row[4],
             badge: row[5],
             attempts: row[6],
+            maxAttempts: row[14],
             dueAt: row[7],
             publishedAt: row[8],
             lastReason: row[9]

@@ -71,6 +71,40 @@ import Testing
         }
     }
 
+    /// compat.md §1.2: without headers, the push type and priority come from the `aps` object.
+    @Test(arguments: [
+        (#"{"aps":{"alert":"x"}}"#, "{}", "alert", "10"),
+        (#"{"aps":{"badge":0}}"#, "{}", "alert", "10"),
+        (#"{"aps":{"content-available":1}}"#, "{}", "background", "5"),
+        (#"{"k":"v"}"#, "{}", "alert", "5"),
+        (#"{"aps":{"content-available":1}}"#, #"{"apns-priority":"10"}"#, "background", "5"),
+        (#"{"aps":{"alert":"x"}}"#, #"{"apns-push-type":"alert","apns-priority":"5"}"#, "alert", "5"),
+    ])
+    func pushTypeAndPriorityFollowThePayload(payload: String, headers: String, pushType: String, priority: String) async throws {
+        try await withAPNs { herald, bed in
+            let response = try await herald.request(.POST, "/send", json: Self.sendJSON(tokens: [APNsTestBed.token(1)], payload: payload, headers: headers))
+            #expect(response.status == 202)
+            try await eventually { bed.simulator.requestCount == 1 }
+            try await eventually { try await herald.application.store.counts().retries == 0 }
+            let sent = try #require(bed.simulator.accepted().first)
+            #expect(sent.header("apns-push-type") == pushType)
+            #expect(sent.header("apns-priority") == priority)
+        }
+    }
+
+    @Test func topicAndRequestIDHeadersAreTheSenders() async throws {
+        try await withAPNs { herald, bed in
+            let id = "6f7b1c2e-0d4a-4e8f-9b3c-5a6d7e8f9a0b"
+            let headers = #"{"apns-topic":"\#(bed.topic)","apns-id":"\#(id)","apns-expiration":"0"}"#
+            #expect(try await herald.request(.POST, "/send", json: Self.sendJSON(tokens: [APNsTestBed.token(1)], headers: headers)).status == 202)
+            try await eventually { bed.simulator.acceptedCount == 1 }
+            let sent = try #require(bed.simulator.accepted().first)
+            #expect(sent.header("apns-id") == id)
+            #expect(sent.header("apns-topic") == bed.topic)
+            #expect(sent.header("apns-expiration") == "0")
+        }
+    }
+
     @Test func invalidRequestsAreRefusedAndQueueNothing() async throws {
         try await withAPNs { herald, bed in
             let cases: [(String, String)] = [
@@ -136,6 +170,24 @@ import Testing
             #expect(bed.simulator.accepted().first?.token == APNsTestBed.token(4))
             try await eventually { try await Self.entries(herald, "/dead-letters").count == 1 }
             #expect(try await Self.entries(herald, "/dead-letters").first?["token"] as? String == APNsTestBed.token(3))
+        }
+    }
+
+    @Test func theSendersAttemptLimitAndReferenceAreKept() async throws {
+        try await withAPNs { herald, bed in
+            bed.simulator.injectNext([.internalServerError])
+            let body = #"{"proto":"apns","tokens":["\#(APNsTestBed.token(5))"],"payload":{"aps":{"alert":"x"}},"reference":"n-42","max_attempts":1}"#
+            #expect(try await herald.request(.POST, "/send", json: body).status == 202)
+            try await eventually { try await Self.entries(herald, "/dead-letters").count == 1 }
+            let letter = try #require(try await Self.entries(herald, "/dead-letters").first)
+            #expect(letter["attempts"] as? Int == 1, "no retry: the sender asked for one attempt")
+            #expect((letter["payload"] as? [String: Any])?["reference"] as? String == "n-42")
+            #expect(bed.simulator.requestCount == 1)
+            let feedback = try #require(try await Self.entries(herald, "/feedback?origin=herald").first)
+            #expect(feedback["reference"] as? String == "n-42")
+            #expect(feedback["reason"] as? String == "InternalServerError")
+            let zero = body.replacingOccurrences(of: #""max_attempts":1"#, with: #""max_attempts":0"#)
+            #expect(try await herald.request(.POST, "/send", json: zero).body == #"{"error":"Invalid value for `max_attempts'"}"#)
         }
     }
 

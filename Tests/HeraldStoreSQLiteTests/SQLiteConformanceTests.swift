@@ -175,8 +175,8 @@ struct RawDeliveryConformanceTests {
     func rawOutcomesSettleWithOrigin() async throws { try await RawDeliveryConformance.rawOutcomesSettleWithOrigin(backend) }
     @Test("feedback is filtered by origin and provider, each with a cursor")
     func feedbackFiltersByOriginAndProvider() async throws { try await RawDeliveryConformance.feedbackFiltersByOriginAndProvider(backend) }
-    @Test("a publish job keeps the front-end it came through")
-    func jobsKeepTheirOrigin() async throws { try await RawDeliveryConformance.jobsKeepTheirOrigin(backend) }
+    @Test("a publish job keeps the front-end it came through and its content, an event or a prepared payload")
+    func jobsKeepTheirOriginAndContent() async throws { try await RawDeliveryConformance.jobsKeepTheirOriginAndContent(backend) }
 }
 
 @Suite("Store conformance: runtime")

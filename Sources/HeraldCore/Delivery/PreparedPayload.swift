@@ -12,10 +12,14 @@ public struct PreparedPayload: Sendable, Hashable, Codable {
     public var expiration: Int64?
     /// The event name it counts under in dead-letter filters and logs (the front-end's own label).
     public var label: String
+    /// The sender's own id for it (gorush's `notif_id`, apns-ms's `identifier`), written with its
+    /// feedback so the sender can match what failed.
+    public var reference: String?
 
     /// Creates a prepared payload; header names are lower-cased.
-    public init(body: String, headers: [String: String] = [:], expiration: Int64? = nil, label: String = "raw") {
+    public init(body: String, headers: [String: String] = [:], expiration: Int64? = nil, label: String = "raw", reference: String? = nil) {
         self.body = body
+        self.reference = reference
         var lowered: [String: String] = [:]
         for (name, value) in headers { lowered[name.lowercased()] = value }
         self.headers = lowered

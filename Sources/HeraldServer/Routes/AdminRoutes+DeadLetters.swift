@@ -56,6 +56,10 @@ extension AdminRoutes {
                 writer.beginObject()
                 writer.key("body")
                 writer.string(payload.body)
+                if let reference = payload.reference {
+                    writer.key("reference")
+                    writer.string(reference)
+                }
                 writer.key("headers")
                 writer.beginObject()
                 for (name, value) in payload.headers.sorted(by: { $0.key < $1.key }) {

@@ -114,6 +114,10 @@ public struct AdminRoutes: Sendable {
                 writer.key("replacement")
                 writer.string(replacement)
             }
+            if let reference = entry.reference {
+                writer.key("reference")
+                writer.string(reference)
+            }
             writer.endObject()
         }
         writer.endArray()

@@ -9,8 +9,10 @@ import NIOCore
 ///
 /// The body is JSON: `proto`, `tokens` (an array of strings), `payload` (an object, sent as its
 /// JSON, or a string, sent as it is: WNS XML), optional `headers` (provider headers such as
-/// `apns-push-type`, `x-wns-type`), `expiration` (Unix seconds) and `label` (the event name it is
-/// filed under in dead letters). Answers `202` with `{"queued":<n>}` once every delivery is stored.
+/// `apns-push-type`, `x-wns-type`), `expiration` (Unix seconds), `label` (the event name it is
+/// filed under in dead letters), `reference` (the sender's id, written with its feedback) and
+/// `max_attempts` (fewer attempts than `delivery.max_attempts`; 1: no retry). Answers `202` with
+/// `{"queued":<n>}` once every delivery is stored.
 /// Its feedback is `GET /feedback?origin=herald`.
 public struct RawSendRoutes: Sendable {
     /// The origin of raw sends made through this route.
@@ -91,8 +93,19 @@ public struct RawSendRoutes: Sendable {
             guard case .string(let text) = given, !text.isEmpty else { throw .invalidValue("label") }
             label = text
         }
+        var reference: String?
+        if let given = body["reference"] {
+            guard case .string(let text) = given else { throw .invalidValue("reference") }
+            reference = text
+        }
+        var maxAttempts: Int?
+        if let given = body["max_attempts"] {
+            guard let text = given.scalarText, let value = Int(text), value >= 1 else { throw .invalidValue("max_attempts") }
+            maxAttempts = value
+        }
         return RawSend(
-            proto: proto, tokens: tokens, payload: PreparedPayload(body: text, headers: headers, expiration: expiration, label: label),
-            origin: origin)
+            proto: proto, tokens: tokens,
+            payload: PreparedPayload(body: text, headers: headers, expiration: expiration, label: label, reference: reference),
+            origin: origin, maxAttempts: maxAttempts)
     }
 }
