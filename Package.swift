@@ -130,6 +130,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // gorush's `POST /api/push` on the main port (compat.md §6), on the intake.
+        .target(
+            name: "HeraldCompatGorush",
+            dependencies: [
+                "HeraldCore", "HeraldIntake", "HeraldServer", "HeraldConfiguration",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The composition root: wires store, providers, pipeline, the HTTP front and the front-ends into one ServiceGroup.
         .target(
             name: "HeraldRuntime",
@@ -141,6 +152,7 @@ let package = Package(
                 "HeraldPipeline",
                 "HeraldIntake",
                 "HeraldServer",
+                "HeraldCompatGorush",
                 "HeraldWebhook",
                 "HeraldAPNs",
                 "HeraldFCM",

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAPNs
+import HeraldCompatGorush
 import HeraldConfiguration
 import HeraldCore
 import HeraldFCM
@@ -121,9 +122,21 @@ public struct HeraldApplication: Sendable {
             logger: logger)
         self.intake = intake
 
+        // Front-ends on the main port add routes rather than services.
+        var additionalRoutes: [any HTTPRoutes] = []
+        do {
+            if let gorush = try GorushRoutes(configuration: configuration, intake: intake, authorizer: authorizer, logger: logger) {
+                additionalRoutes.append(gorush)
+            }
+        } catch {
+            await providers.shutdown()
+            try? await store.close()
+            throw error
+        }
         let application = HTTPFront.service(
             HTTPFront.Parts(
-                server: server, store: store, providers: providers, intake: intake, authorizer: authorizer, hub: hub, metrics: metrics),
+                server: server, store: store, providers: providers, intake: intake, authorizer: authorizer, hub: hub, metrics: metrics,
+                additionalRoutes: additionalRoutes),
             logger: logger, onBound: bound.http)
 
         // Services stop in reverse order: the workers stop handing work over, then the deliveries in

@@ -27,12 +27,15 @@ public enum HTTPFront {
         public var hub: EventStreamHub?
         /// The registry `GET /metrics` renders.
         public var metrics: ServerMetrics
+        /// Front-ends' routes on this port.
+        public var additionalRoutes: [any HTTPRoutes]
 
         /// Collects the parts.
         public init(
             server: HeraldConfiguration.Server, store: any HeraldStore, providers: ProviderSet, intake: Intake, authorizer: Authorizer,
-            hub: EventStreamHub?, metrics: ServerMetrics
+            hub: EventStreamHub?, metrics: ServerMetrics, additionalRoutes: [any HTTPRoutes] = []
         ) {
+            self.additionalRoutes = additionalRoutes
             self.server = server
             self.store = store
             self.providers = providers
@@ -57,6 +60,7 @@ public enum HTTPFront {
             store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
         ).register(on: router)
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
+        for routes in parts.additionalRoutes { routes.register(on: router) }
 
         return Application(
             router: router,
