@@ -64,6 +64,10 @@ public struct GorushRoutes: HTTPRoutes {
             }
             var tokens = notification.tokens
             if platform == "android", let to = notification.nonEmpty("to") { tokens.append(to) }
+            if platform == "android", notification.nonEmpty("topic") != nil || notification.nonEmpty("condition") != nil {
+                // Counted as gorush counts it, but FCM topic and condition messages are not sent yet.
+                logger.warning("gorush topic and condition messages to FCM are not supported; sent to the tokens only")
+            }
             counts += tokens.count + (notification.nonEmpty("topic") == nil ? 0 : 1)
             let payload = platform == "ios" ? GorushAPNsPayload.payload(for: notification) : GorushFCMPayload.payload(for: notification)
             if let refusal = await send(payload, to: tokens, through: proto, notification: notification) {
