@@ -13,8 +13,6 @@ import NIOCore
 public struct GorushRoutes: HTTPRoutes {
     /// The origin of what gorush clients send: their feedback is `GET /feedback?origin=gorush`.
     public static let origin = DeliveryOrigin("gorush")
-    /// Largest request body, as the pushd API.
-    static let maxBodySize = 1_048_576
 
     let iosProvider: String?
     let androidProvider: String?
@@ -41,12 +39,7 @@ public struct GorushRoutes: HTTPRoutes {
     }
 
     func push(_ request: Request) async throws -> Response {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: Self.maxBodySize)
-        } catch {
-            throw APIError.bodyTooLarge
-        }
+        let buffer = try await request.collectBody()
         let parsed: GorushRequest
         do {
             parsed = try GorushRequest(body: buffer.readableBytesView)

@@ -19,15 +19,8 @@ import Testing
         configure: (inout APNsSimulator.Configuration) -> Void = { _ in },
         _ body: (TestHerald, APNsTestBed) async throws -> T
     ) async throws -> T {
-        let bed = try await APNsTestBed.start(certificateAuthentication: certificateAuthentication, extraProviderOptions: options, configure: configure)
-        do {
-            let result = try await withHerald(yaml: bed.yaml(extra: Self.fast + extra)) { try await body($0, bed) }
-            await bed.simulator.stop()
-            return result
-        } catch {
-            await bed.simulator.stop()
-            throw error
-        }
+        try await withAPNsHerald(
+            certificateAuthentication: certificateAuthentication, options: options, extra: Self.fast + extra, configure: configure, body)
     }
 
     func register(_ herald: TestHerald, token: String, extra: String = "") async throws -> String {

@@ -40,6 +40,24 @@ func withHerald<T>(yaml: String = "", _ body: (TestHerald) async throws -> T) as
     }
 }
 
+/// Starts an APNs simulator and a server with its provider (and `extra` YAML), runs `body`, and
+/// stops both whatever happens.
+func withAPNsHerald<T>(
+    certificateAuthentication: Bool = false, options: [String] = [], extra: String = "",
+    configure: (inout APNsSimulator.Configuration) -> Void = { _ in },
+    _ body: (TestHerald, APNsTestBed) async throws -> T
+) async throws -> T {
+    let bed = try await APNsTestBed.start(certificateAuthentication: certificateAuthentication, extraProviderOptions: options, configure: configure)
+    do {
+        let result = try await withHerald(yaml: bed.yaml(extra: extra)) { try await body($0, bed) }
+        await bed.simulator.stop()
+        return result
+    } catch {
+        await bed.simulator.stop()
+        throw error
+    }
+}
+
 /// Starts a webhook receiver, runs `body`, and stops it.
 func withReceiver<T>(
     tls: SimulatorCertificateAuthority? = nil,

@@ -18,15 +18,7 @@ import Testing
         """
 
     func withAPNs<T>(extra: String = "", _ body: (TestHerald, APNsTestBed) async throws -> T) async throws -> T {
-        let bed = try await APNsTestBed.start()
-        do {
-            let result = try await withHerald(yaml: bed.yaml(extra: Self.fast + extra)) { try await body($0, bed) }
-            await bed.simulator.stop()
-            return result
-        } catch {
-            await bed.simulator.stop()
-            throw error
-        }
+        try await withAPNsHerald(extra: Self.fast + extra, body)
     }
 
     static func sendJSON(tokens: [String], payload: String = #"{"aps":{"alert":"hi"},"k":"v"}"#, headers: String = "{}") -> String {
@@ -226,40 +218,33 @@ import Testing
 
     @Test func aFullBacklogRefusesRawSendsWithRetryAfter() async throws {
         // APNs holds the first send unanswered, so it stays in the backlog; the bound is 1.
-        let bed = try await APNsTestBed.start(extraProviderOptions: ["request_timeout: 120"])
-        bed.simulator.injectNext([.hang])
-        do {
-            try await withHerald(yaml: bed.yaml(extra: Self.fast + "  max_backlog: 1\n")) { herald in
-                // The backlog is sampled, not counted per request: a few sends may pass before the refusal.
-                var accepted = 0
-                var refusal: TestResponse?
-                var refusedToken = ""
-                for n in 1...100 where refusal == nil {
-                    let response = try await herald.request(.POST, "/send", json: Self.sendJSON(tokens: [APNsTestBed.token(n)]))
-                    if response.status == 202 {
-                        accepted += 1
-                        try await Task.sleep(for: .milliseconds(50))
-                    } else {
-                        refusal = response
-                        refusedToken = APNsTestBed.token(n)
-                    }
+        try await withAPNsHerald(options: ["request_timeout: 120"], extra: Self.fast + "  max_backlog: 1\n") { herald, bed in
+            bed.simulator.injectNext([.hang])
+            // The backlog is sampled, not counted per request: a few sends may pass before the refusal.
+            var accepted = 0
+            var refusal: TestResponse?
+            var refusedToken = ""
+            for n in 1...100 where refusal == nil {
+                let response = try await herald.request(.POST, "/send", json: Self.sendJSON(tokens: [APNsTestBed.token(n)]))
+                if response.status == 202 {
+                    accepted += 1
+                    try await Task.sleep(for: .milliseconds(50))
+                } else {
+                    refusal = response
+                    refusedToken = APNsTestBed.token(n)
                 }
-                let refused = try #require(refusal)
-                #expect(refused.status == 503)
-                #expect(refused.headers["Retry-After"].first == "5")
-                #expect(accepted >= 1)
-                // Every accepted send but the held one is delivered; the refused one is not among them.
-                let delivered = accepted - 1
-                try await eventually { bed.simulator.acceptedCount == delivered }
-                #expect(!bed.simulator.accepted().contains { $0.token == refusedToken })
-                #expect(try await herald.application.store.counts().retries == 1, "only the held send is still queued")
-                let metrics = try await herald.request(.GET, "/metrics").body
-                #expect(metrics.contains(#"herald_raw_sends_total{code="overloaded",origin="herald",result="rejected"}"#))
             }
-        } catch {
-            await bed.simulator.stop()
-            throw error
+            let refused = try #require(refusal)
+            #expect(refused.status == 503)
+            #expect(refused.headers["Retry-After"].first == "5")
+            #expect(accepted >= 1)
+            // Every accepted send but the held one is delivered; the refused one is not among them.
+            let delivered = accepted - 1
+            try await eventually { bed.simulator.acceptedCount == delivered }
+            #expect(!bed.simulator.accepted().contains { $0.token == refusedToken })
+            #expect(try await herald.application.store.counts().retries == 1, "only the held send is still queued")
+            let metrics = try await herald.request(.GET, "/metrics").body
+            #expect(metrics.contains(#"herald_raw_sends_total{code="overloaded",origin="herald",result="rejected"}"#))
         }
-        await bed.simulator.stop()
     }
 }

@@ -122,12 +122,7 @@ struct DeadLetterSelector {
     /// Reads a replay or deletion request, which must select something explicitly.
     init(request: Request) async throws {
         var body: BodyValue?
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: PushdRoutes.maxBodySize)
-        } catch {
-            throw APIError.bodyTooLarge
-        }
+        let buffer = try await request.collectBody()
         if buffer.readableBytes > 0 {
             do {
                 body = try RequestBodyDecoder.decode(Array(buffer.readableBytesView), contentType: request.headers[.contentType])

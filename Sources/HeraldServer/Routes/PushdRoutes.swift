@@ -92,12 +92,7 @@ public struct PushdRoutes: Sendable {
 
     /// The request body decoded by its content type (§1.2).
     func body(_ request: Request) async throws(APIError) -> BodyValue {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: Self.maxBodySize)
-        } catch {
-            throw .bodyTooLarge
-        }
+        let buffer = try await request.collectBody()
         do {
             return try RequestBodyDecoder.decode(Array(buffer.readableBytesView), contentType: request.headers[.contentType])
         } catch {

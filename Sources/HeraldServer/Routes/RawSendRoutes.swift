@@ -37,12 +37,7 @@ public struct RawSendRoutes: Sendable {
     }
 
     func send(_ request: Request) async throws -> Response {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: PushdRoutes.maxBodySize)
-        } catch {
-            throw APIError.bodyTooLarge
-        }
+        let buffer = try await request.collectBody()
         let body: BodyValue
         do {
             body = try JSONBodyParser.parse(buffer.readableBytesView)
