@@ -141,6 +141,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The Choominator/CodexTextor pushd stand-in (compat.md §5): two UDP ports of plain JSON datagrams.
+        .target(
+            name: "HeraldCompatChoominator",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldIntake",
+                "HeraldConfiguration",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The composition root: wires store, providers, pipeline, the HTTP front and the front-ends into one ServiceGroup.
         .target(
             name: "HeraldRuntime",
@@ -153,6 +168,7 @@ let package = Package(
                 "HeraldIntake",
                 "HeraldServer",
                 "HeraldCompatGorush",
+                "HeraldCompatChoominator",
                 "HeraldWebhook",
                 "HeraldAPNs",
                 "HeraldFCM",

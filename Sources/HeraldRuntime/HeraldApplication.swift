@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAPNs
+import HeraldCompatChoominator
 import HeraldCompatGorush
 import HeraldConfiguration
 import HeraldCore
@@ -28,7 +29,7 @@ public struct HeraldApplication: Sendable {
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
     public static var standardFrontEnds: [any FrontEndKind] {
-        [UDPEventFrontEnd()]
+        [UDPEventFrontEnd(), ChoominatorFrontEnd()]
     }
 
     /// Where the server's sockets ended up (useful with port 0).

@@ -173,6 +173,13 @@ public enum PublishAudience: Sendable, Equatable {
     case unicast(SubscriberID)
     /// One subscriber, not silent, no statistics (`POST /subscriber/:id/test`).
     case test(SubscriberID)
+    /// The subscribers of provider `proto` subscribed to any of the events, each once and none
+    /// silent (Choominator's notification to several groups, compat.md §5.3).
+    ///
+    /// Enqueueing counts one publish (`total + 1`, `last = now`) in the statistics of each listed
+    /// event that exists; its deliveries count in no statistics row, since a subscriber in several
+    /// of the events would have to be counted in one of them arbitrarily.
+    case groups([EventName], proto: String)
 
     /// The statistics row this audience's deliveries count in, if any.
     public var statisticsEvent: EventName? {
@@ -180,7 +187,7 @@ public enum PublishAudience: Sendable, Equatable {
         case .subscribers(let event): event
         case .broadcast: .broadcast
         case .unicast(let id): .unicast(id)
-        case .test: nil
+        case .test, .groups: nil
         }
     }
 }
@@ -258,7 +265,8 @@ public struct Lease: Sendable, Equatable {
 /// The durable publish queue (§6).
 public protocol PublishQueue: Sendable {
     /// Resolves the audience and, if it is non-empty, stores the job and updates the
-    /// statistics (`total + 1`, `last = now`; `test` touches none), in one transaction.
+    /// statistics (`total + 1`, `last = now`; `test` touches none, `groups` each listed event
+    /// that exists), in one transaction.
     func enqueue(_ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64) async throws -> EnqueueResult
 
     /// Claims up to `limit` jobs that nobody holds (or whose lease expired before `nowMillis`), oldest first.

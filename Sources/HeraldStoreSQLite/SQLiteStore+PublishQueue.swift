@@ -33,6 +33,11 @@ extension SQLiteStore {
             case .test(let id):
                 guard try Self.subscriberExists(id.rawValue, in: db) else { return .unknownSubscriber }
                 (kind, value) = ("test", id.rawValue)
+            case .groups(let events, let proto):
+                let list = try SQLiteCodec.jsonArray(events.map(\.rawValue))
+                guard try Self.groupsHaveAudience(list, proto: proto, in: db) else { return .noAudience }
+                try Self.countGroupsPublish(list, now: now, in: db)
+                (kind, value) = (Self.groupsKind, try Self.groupsValue(events, proto: proto))
             }
             if let statistics = audience.statisticsEvent {
                 try db.cachedStatement(sql: """
@@ -74,7 +79,8 @@ extension SQLiteStore {
     }
 
     /// Reads one keyset page: an index range of the event's subscriptions joined to their
-    /// subscribers, or a range of the subscribers table for broadcast.
+    /// subscribers, a range of the subscribers table for broadcast, or a merge of several events'
+    /// ranges for groups.
     public func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember] {
         guard limit > 0 else { return [] }
         return try await pool.read { db in
@@ -122,6 +128,8 @@ extension SQLiteStore {
                     arguments: [id.rawValue]
                 )
                 return row.map { [AudienceMember(subscriber: SQLiteCodec.subscriber($0), silent: false)] } ?? []
+            case .groups(let events, let proto):
+                return try Self.groupsPage(events, proto: proto, after: cursor, limit: limit, in: db)
             }
         }
     }
@@ -179,6 +187,8 @@ extension SQLiteStore {
             audience = .unicast(SubscriberID(rawValue: id))
         case ("test", let id?):
             audience = .test(SubscriberID(rawValue: id))
+        case (groupsKind, let list?):
+            audience = try groupsAudience(list, jobID: id)
         default:
             throw StoreError.corruptRow("publish_jobs \(id): unknown audience \(kind)")
         }

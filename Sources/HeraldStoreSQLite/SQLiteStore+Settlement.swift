@@ -84,6 +84,8 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT \(columns) FROM subscribers AS s WHERE s.id = ?"), arguments: [id.rawValue])
                 return row.map { [AudienceMember(subscriber: SQLiteCodec.subscriber($0), silent: false)] } ?? []
+            case .groups(let events, let proto):
+                return try Self.groupsMembers(events, proto: proto, among: list, in: db)
             }
         }
     }

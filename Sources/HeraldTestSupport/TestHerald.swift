@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldConfiguration
+import HeraldCore
 import HeraldRuntime
 import HeraldServer
 import Logging
@@ -16,6 +17,9 @@ public final class TestHerald: Sendable {
     public let port: Int
     /// The UDP port, when `server.udp` is configured.
     public let udpPort: Int?
+    /// The port of every front-end listener that reported one, by its name (`udp`,
+    /// `choominator.registration`, ...).
+    public let frontEndPorts: [String: Int]
     /// The temporary directory holding the database and configuration.
     public let directory: String
     /// The running application (its store can be inspected by tests).
@@ -23,9 +27,13 @@ public final class TestHerald: Sendable {
     private let group: ServiceGroup
     private let finished: Task<Void, any Error>
 
-    private init(port: Int, udpPort: Int?, directory: String, application: HeraldApplication, group: ServiceGroup, finished: Task<Void, any Error>) {
+    private init(
+        port: Int, frontEndPorts: [String: Int], directory: String, application: HeraldApplication, group: ServiceGroup,
+        finished: Task<Void, any Error>
+    ) {
         self.port = port
-        self.udpPort = udpPort
+        self.udpPort = frontEndPorts["udp"]
+        self.frontEndPorts = frontEndPorts
         self.directory = directory
         self.application = application
         self.group = group
@@ -33,8 +41,12 @@ public final class TestHerald: Sendable {
     }
 
     /// Starts a server from a YAML configuration. The database defaults to a file in a fresh
-    /// temporary directory; `server.http.port` and `server.udp.port` are replaced by free ports.
-    public static func start(yaml: String = "", directory: String? = nil, logLevel: Logger.Level = .warning) async throws -> TestHerald {
+    /// temporary directory; `server.http.port`, `server.udp.port` and the ports of
+    /// `compat.choominator` are replaced by free ports (on 127.0.0.1). It returns once the HTTP port
+    /// and every configured front-end listener are bound, plus any `listeners` named.
+    public static func start(
+        yaml: String = "", directory: String? = nil, logLevel: Logger.Level = .warning, listeners: Set<String> = []
+    ) async throws -> TestHerald {
         let directory = directory ?? TestHerald.makeTemporaryDirectory()
         let configFile = (directory as NSString).appendingPathComponent("herald.yml")
         try yaml.write(toFile: configFile, atomically: true, encoding: .utf8)
@@ -50,34 +62,55 @@ public final class TestHerald: Sendable {
             // A loaded machine's pauses between a test's requests must not run into it.
             configuration.server.headerTimeout = .seconds(300)
         }
+        var expected = listeners
         if configuration.server.udp != nil {
             configuration.server.udp?.host = "127.0.0.1"
             configuration.server.udp?.port = 0
+            expected.insert("udp")
+        }
+        if let choominator = configuration.compat.choominator {
+            // Port 0 passes the front-end although the loader refuses it in a file.
+            var values = choominator.values
+            values["host"] = .scalar("127.0.0.1")
+            values["registration_port"] = .scalar("0")
+            values["notification_port"] = .scalar("0")
+            configuration.compat.choominator = ConfigSection(path: choominator.path, values: values)
+            expected.formUnion(["choominator.registration", "choominator.notification"])
         }
         var logger = Logger(label: "herald-test")
         logger.logLevel = logLevel
 
         let (httpPorts, httpContinuation) = AsyncStream<Int>.makeStream()
-        let (udpPorts, udpContinuation) = AsyncStream<Int>.makeStream()
+        let (frontEndPorts, frontEndContinuation) = AsyncStream<(String, Int)>.makeStream()
         var bound = HeraldApplication.BoundAddresses()
         bound.http = { httpContinuation.yield($0) }
-        bound.frontEnd = { listener, port in if listener == "udp" { udpContinuation.yield(port) } }
+        bound.frontEnd = { listener, port in frontEndContinuation.yield((listener, port)) }
         let application = try await HeraldApplication(configuration: configuration, logger: logger, bound: bound)
         let group = ServiceGroup(configuration: .init(services: application.services.map { .init(service: $0) }, logger: logger))
         let finished = Task { try await application.runAndClose { try await group.run() } }
+        // A server that stops before binding (a port taken) must not leave the waits below hanging.
+        Task {
+            _ = try? await finished.value
+            httpContinuation.finish()
+            frontEndContinuation.finish()
+        }
         var port = 0
         for await value in httpPorts {
             port = value
             break
         }
-        var udpPort: Int?
-        if configuration.server.udp != nil {
-            for await value in udpPorts {
-                udpPort = value
-                break
+        var ports: [String: Int] = [:]
+        if !expected.isEmpty {
+            for await (listener, port) in frontEndPorts {
+                ports[listener] = port
+                if expected.isSubset(of: ports.keys) { break }
             }
         }
-        return TestHerald(port: port, udpPort: udpPort, directory: directory, application: application, group: group, finished: finished)
+        if port == 0 || !expected.isSubset(of: ports.keys) {
+            _ = try await finished.value
+            throw ProcessExited(log: "the server stopped before binding its ports")
+        }
+        return TestHerald(port: port, frontEndPorts: ports, directory: directory, application: application, group: group, finished: finished)
     }
 
     /// A new empty temporary directory.

@@ -186,3 +186,11 @@ struct StoreRuntimeConformanceTests {
     @Test("every subscriber of the wake-up stream gets every wake-up")
     func everySubscriberGetsEveryWakeUp() async throws { try await StoreRuntimeConformance.everySubscriberGetsEveryWakeUp(backend) }
 }
+
+@Suite("Store conformance: groups audience")
+struct GroupsAudienceConformanceTests {
+    @Test("a groups publish is stored only when a subscriber of its provider is in a listed event, and counts in each listed event that exists")
+    func enqueueAndStatistics() async throws { try await GroupsAudienceConformance.enqueueAndStatistics(backend) }
+    @Test("a groups audience pages through the distinct subscribers of its provider in any listed event, ascending by id, none silent")
+    func distinctMembersInPages() async throws { try await GroupsAudienceConformance.distinctMembersInPages(backend) }
+}
