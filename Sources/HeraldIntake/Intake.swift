@@ -2,6 +2,7 @@ import HeraldCore
 import HeraldPipeline
 import HeraldStore
 import Logging
+import Synchronization
 
 /// What every front door does with what it receives: publish events, register subscribers and
 /// send prepared payloads to raw tokens, each committed to the store before it is acknowledged.
@@ -14,6 +15,7 @@ public struct Intake: Sendable {
     /// The configured providers, for token validation.
     public let providers: ProviderSet
     let gate: BacklogGate
+    let observers: DeliveryObservers?
     let metrics: IntakeMetrics
     let logger: Logger
     /// The clock publishes and sends are stamped with: the store's.
@@ -30,9 +32,13 @@ public struct Intake: Sendable {
     ///
     /// Workers and Server-Sent Events listeners learn of accepted work through the store's
     /// wake-up stream, on every node, not from the intake.
+    /// `observers` hands this process's first answers to ``send(_:awaitingFirstAnswersFor:)`` (the
+    /// delivery engine's); without it that call waits for nothing.
     public init(
-        store: any HeraldStore, providers: ProviderSet, maxBacklog: Int = 0, metrics: IntakeMetrics = IntakeMetrics(), logger: Logger
+        store: any HeraldStore, providers: ProviderSet, maxBacklog: Int = 0, observers: DeliveryObservers? = nil,
+        metrics: IntakeMetrics = IntakeMetrics(), logger: Logger
     ) {
+        self.observers = observers
         self.store = store
         self.providers = providers
         self.gate = BacklogGate(store: store, limit: maxBacklog)
@@ -186,6 +192,35 @@ public struct Intake: Sendable {
         }
     }
 
+    /// Accepts a raw send as ``send(_:)`` does, then waits up to `timeout` for the service's answers
+    /// to the first attempt, as apns-ms's clients expect (compat.md §4.3).
+    ///
+    /// - Returns: the answers that came within `timeout`, by token (normalized); a token missing
+    ///   got none in time (its outcome is settled and fed back later) or was delivered by another node.
+    public func send(_ send: RawSend, awaitingFirstAnswersFor timeout: Duration) async throws(IntakeError) -> [String: DeliveryOutcome] {
+        guard let observers else {
+            try await self.send(send)
+            return [:]
+        }
+        var awaited = send
+        let receipt = SubscriberID.random().rawValue + SubscriberID.random().rawValue
+        awaited.payload.receipt = receipt
+        // Listening before the send is stored: no answer can come before the waiter.
+        let answers = observers.open(receipt)
+        defer { observers.close(receipt) }
+        let expected = try await self.send(awaited)
+        let collected = AnswerCollector()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await answer in answers where collected.add(answer) >= expected { return }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+        return collected.answers
+    }
+
     private func enqueue(_ send: RawSend) async throws(IntakeError) -> Int {
         guard let provider = providers[send.proto] else { throw .unknownProvider(send.proto) }
         guard !send.tokens.isEmpty else { throw .invalidRequest("No tokens") }
@@ -216,4 +251,19 @@ public struct Intake: Sendable {
         }
         return deliveries.count
     }
+}
+
+/// The answers gathered while a raw send is awaited, shared by the listening and the timing task.
+private final class AnswerCollector: Sendable {
+    private let state = Mutex<[String: DeliveryOutcome]>([:])
+
+    /// Keeps an answer; returns how many tokens have one.
+    func add(_ answer: DeliveryObservers.Answer) -> Int {
+        state.withLock { answers in
+            answers[answer.token] = answer.outcome
+            return answers.count
+        }
+    }
+
+    var answers: [String: DeliveryOutcome] { state.withLock { $0 } }
 }

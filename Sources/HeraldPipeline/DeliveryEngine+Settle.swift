@@ -19,11 +19,17 @@ struct SettlementContext: Sendable {
     var reference: String? {
         if case .prepared(let payload) = notification { payload.reference } else { nil }
     }
+
+    /// The key a waiter for the first answers listens under, if one may.
+    var receipt: String? {
+        if case .prepared(let payload) = notification { payload.receipt } else { nil }
+    }
 }
 
 extension DeliveryEngine {
-    /// Hands one outcome to the settler.
+    /// Hands one outcome to the settler (and, for an awaited send's first attempt, to its waiter).
     func settle(_ attempt: DeliveryAttempt, _ result: AttemptResult, context: SettlementContext) {
+        if let receipt = context.receipt { observe(attempt, result, receipt: receipt) }
         let now = clock.nowMillis()
         let deadline = context.notification.deadline(publishedAt: context.publishedAt)
         // One id, without an array per outcome: this runs for every answer of a fan-out. Only a
@@ -41,6 +47,9 @@ extension DeliveryEngine {
             settle(results[0].0, results[0].1, context: context)
             return
         }
+        if let receipt = context.receipt {
+            for (attempt, result) in results { observe(attempt, result, receipt: receipt) }
+        }
         let now = clock.nowMillis()
         let deadline = context.notification.deadline(publishedAt: context.publishedAt)
         let settled = context.job == nil ? [] : results.compactMap(\.0.subscriberID)
@@ -50,6 +59,12 @@ extension DeliveryEngine {
                 addEffects(of: result, for: attempt, context: context, deadline: deadline, nowMillis: now, to: &settlement)
             }
         }
+    }
+
+    /// Hands the answer to a first attempt to its waiter; a deferred or skipped delivery got none.
+    private func observe(_ attempt: DeliveryAttempt, _ result: AttemptResult, receipt: String) {
+        guard attempt.attemptsBefore == 0, case .outcome(let outcome) = result else { return }
+        observers.report(receipt: receipt, token: attempt.token, outcome: outcome)
     }
 
     /// Turns one outcome into its effects on the store (§11.1): statistics, failure counters,

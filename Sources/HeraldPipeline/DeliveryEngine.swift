@@ -24,6 +24,8 @@ public struct DeliveryEngine: Sendable {
     public let tasks: DeliveryTasks
     /// Wakes the retry service when a retry is scheduled, so short first delays are honoured.
     public let retryWakeUp: WakeUpSignal
+    /// Where the first answers of awaited sends go.
+    public let observers = DeliveryObservers()
 
     /// Creates an engine; `owner` identifies this process in leases.
     public init(

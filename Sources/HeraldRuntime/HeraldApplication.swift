@@ -119,8 +119,8 @@ public struct HeraldApplication: Sendable {
                 maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
             : nil
         let intake = Intake(
-            store: store, providers: providers, maxBacklog: configuration.delivery.maxBacklog, metrics: IntakeMetrics(factory: metrics.factory),
-            logger: logger)
+            store: store, providers: providers, maxBacklog: configuration.delivery.maxBacklog, observers: engine.observers,
+            metrics: IntakeMetrics(factory: metrics.factory), logger: logger)
         self.intake = intake
 
         // Front-ends on the main port add routes rather than services.

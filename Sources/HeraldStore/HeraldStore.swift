@@ -12,7 +12,7 @@ import HeraldCore
 /// Every implementation must pass the store conformance suite (target
 /// `HeraldStoreConformance`), run from the implementation's own test target.
 public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
-    & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime
+    & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime & FrontEndFeedback
 
 /// What the store owns besides its rows: its connections, the time every node agrees on, and
 /// the stream that wakes nodes when work arrives.
@@ -472,7 +472,7 @@ public struct DeliveryRecord: Sendable, Equatable {
 /// An entry of the feedback log: something a push service reported, or an unregistration.
 public struct FeedbackEntry: Sendable, Equatable {
     /// What Herald did about it.
-    public enum Action: String, Sendable, Equatable {
+    public enum Action: String, Sendable, Hashable {
         /// The subscriber was unregistered.
         case unregistered
         /// The delivery failed; the subscriber was kept.
@@ -509,13 +509,17 @@ public struct FeedbackEntry: Sendable, Equatable {
     public var replacement: String?
     /// The sender's own id for the notification (a prepared payload's ``PreparedPayload/reference``).
     public var reference: String?
+    /// For a dead token: when the service says it stopped being valid (Unix milliseconds, APNs's
+    /// `timestamp`), if it said.
+    public var invalidSince: Int64?
 
     /// Creates an entry.
     public init(
         id: Int64 = 0, time: Int64, subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, proto: String, token: String, status: Int?,
-        reason: String, action: Action, replacement: String? = nil, reference: String? = nil
+        reason: String, action: Action, replacement: String? = nil, reference: String? = nil, invalidSince: Int64? = nil
     ) {
         self.reference = reference
+        self.invalidSince = invalidSince
         self.id = id
         self.time = time
         self.subscriberID = subscriberID

@@ -122,4 +122,29 @@ public enum RawDeliveryConformance {
             #expect(prepared.audience == .broadcast)
         }
     }
+
+    /// a front-end takes its own feedback once, of the actions it asks for, with the service's invalid-since time
+    public static func frontEndsTakeTheirFeedbackOnce(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            func entry(_ token: String, _ origin: String, _ action: FeedbackEntry.Action, invalidSince: Int64? = nil) -> FeedbackEntry {
+                FeedbackEntry(
+                    time: TestTime.t0, subscriberID: nil, origin: DeliveryOrigin(origin), proto: "apns", token: token, status: 410,
+                    reason: "Unregistered", action: action, invalidSince: invalidSince)
+            }
+            let apnsMS = DeliveryOrigin("apns-ms")
+            try await store.appendFeedback([
+                entry("t1", "apns-ms", .invalid, invalidSince: 1_700_000_000_123), entry("t2", "gorush", .invalid),
+                entry("t3", "apns-ms", .failed), entry("t4", "apns-ms", .invalid),
+            ])
+            let first = try await store.takeFeedback(origin: apnsMS, actions: [.invalid], limit: 1)
+            #expect(first.map(\.token) == ["t1"])
+            #expect(first.first?.invalidSince == 1_700_000_000_123)
+            #expect(try await store.takeFeedback(origin: apnsMS, actions: [.invalid], limit: 10).map(\.token) == ["t4"])
+            #expect(try await store.takeFeedback(origin: apnsMS, actions: [.invalid], limit: 10).isEmpty, "each entry is taken once")
+            #expect(try await store.takeFeedback(origin: apnsMS, actions: [.failed, .invalid], limit: 10).map(\.token) == ["t3"])
+            #expect(try await store.takeFeedback(origin: DeliveryOrigin("gorush"), actions: [.invalid], limit: 10).map(\.token) == ["t2"])
+            // Taking does not hide entries from the log.
+            #expect(try await store.feedback(after: nil, since: nil, limit: 10).count == 4)
+        }
+    }
 }

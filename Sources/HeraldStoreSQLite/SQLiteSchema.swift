@@ -256,7 +256,9 @@ enum SQLiteSchema {
                     reason TEXT NOT NULL,
                     action TEXT NOT NULL,
                     replacement TEXT,
-                    reference TEXT
+                    reference TEXT,
+                    invalid_since INTEGER,
+                    taken INTEGER NOT NULL DEFAULT 0
                 ) STRICT;
                 INSERT INTO feedback_v8 (id, time, subscriber_id, proto, token, status, reason, action, replacement)
                     SELECT id, time, subscriber_id, proto, token, status, reason, action, replacement FROM feedback;
@@ -266,8 +268,9 @@ enum SQLiteSchema {
                 DROP TABLE feedback;
                 ALTER TABLE feedback_v8 RENAME TO feedback;
                 CREATE INDEX feedback_by_time ON feedback (time);
-                -- A front-end reads its own feedback forward from a cursor.
+                -- A front-end reads its own feedback forward from a cursor, and takes what it has not yet.
                 CREATE INDEX feedback_by_origin ON feedback (origin, id);
+                CREATE INDEX feedback_untaken ON feedback (origin, id) WHERE taken = 0;
 
                 CREATE TABLE dead_letters_v8 (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -52,9 +52,11 @@ extension SQLiteStore {
             }
         }
         func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
-            FeedbackEntry(
+            var invalidSince: Int64?
+            if case .deadToken(_, _, let since) = record.effect { invalidSince = since }
+            return FeedbackEntry(
                 time: now, subscriberID: record.subscriberID, origin: record.origin, proto: record.proto, token: record.token, status: status,
-                reason: reason, action: action, reference: record.reference)
+                reason: reason, action: action, reference: record.reference, invalidSince: invalidSince)
         }
         func unregister(_ id: SubscriberID, reason: String) {
             if unregisteredIDs.insert(id.rawValue).inserted {
@@ -132,7 +134,7 @@ extension SQLiteStore {
     public func feedback(matching filter: FeedbackFilter, after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
         guard limit > 0 else { return [] }
         return try await pool.read { db in
-            let columns = "id, time, subscriber_id, proto, token, status, reason, action, replacement, origin, reference"
+            let columns = Self.feedbackColumns
             // The filter's columns are compared only when given: `? IS NULL OR` keeps one statement shape.
             let filtered = "(?1 IS NULL OR origin = ?1) AND (?2 IS NULL OR proto = ?2)"
             let rows: [Row]
@@ -161,27 +163,54 @@ extension SQLiteStore {
                     arguments: [nil as String?, filter.proto, cursor ?? Int64.min, limit]
                 )
             }
-            return try rows.map { row in
-                let id: Int64 = row[0]
-                let action: String = row[7]
-                guard let parsed = FeedbackEntry.Action(rawValue: action) else {
-                    throw StoreError.corruptRow("feedback \(id): unknown action \(action)")
-                }
-                let subscriberID: String? = row[2]
-                return FeedbackEntry(
-                    id: id,
-                    time: row[1],
-                    subscriberID: subscriberID.map(SubscriberID.init(rawValue:)),
-                    origin: DeliveryOrigin(rawValue: row[9]),
-                    proto: row[3],
-                    token: row[4],
-                    status: row[5],
-                    reason: row[6],
-                    action: parsed,
-                    replacement: row[8],
-                    reference: row[10]
-                )
-            }
+            return try rows.map(Self.feedbackEntry)
+        }
+    }
+
+    /// The columns ``feedbackEntry(_:)`` reads, in its order.
+    static let feedbackColumns = "id, time, subscriber_id, proto, token, status, reason, action, replacement, origin, reference, invalid_since"
+
+    /// Reads a row selected as ``feedbackColumns``.
+    static func feedbackEntry(_ row: Row) throws -> FeedbackEntry {
+        let id: Int64 = row[0]
+        let action: String = row[7]
+        guard let parsed = FeedbackEntry.Action(rawValue: action) else {
+            throw StoreError.corruptRow("feedback \(id): unknown action \(action)")
+        }
+        let subscriberID: String? = row[2]
+        return FeedbackEntry(
+            id: id,
+            time: row[1],
+            subscriberID: subscriberID.map(SubscriberID.init(rawValue:)),
+            origin: DeliveryOrigin(rawValue: row[9]),
+            proto: row[3],
+            token: row[4],
+            status: row[5],
+            reason: row[6],
+            action: parsed,
+            replacement: row[8],
+            reference: row[10],
+            invalidSince: row[11]
+        )
+    }
+
+    /// One `UPDATE … RETURNING` over the partial index of entries not taken yet.
+    public func takeFeedback(origin: DeliveryOrigin, actions: Set<FeedbackEntry.Action>, limit: Int) async throws -> [FeedbackEntry] {
+        guard limit > 0, !actions.isEmpty else { return [] }
+        let list = try SQLiteCodec.jsonArray(actions.map(\.rawValue).sorted())
+        return try await pool.write { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: """
+                    UPDATE feedback SET taken = 1
+                    WHERE id IN (
+                        SELECT id FROM feedback INDEXED BY feedback_untaken
+                        WHERE origin = ? AND taken = 0 AND action IN (SELECT value FROM json_each(?))
+                        ORDER BY id LIMIT ?
+                    )
+                    RETURNING \(Self.feedbackColumns)
+                    """),
+                arguments: [origin.rawValue, list, limit]
+            ).map(Self.feedbackEntry).sorted { $0.id < $1.id }
         }
     }
 
@@ -296,14 +325,14 @@ extension SQLiteStore {
             [
                 .integer(entry.time), .optional(entry.subscriberID?.rawValue), .text(entry.proto), .text(entry.token),
                 .optional(entry.status), .text(entry.reason), .text(entry.action.rawValue), .optional(entry.replacement),
-                .text(entry.origin.rawValue), .optional(entry.reference),
+                .text(entry.origin.rawValue), .optional(entry.reference), entry.invalidSince.map { .integer($0) } ?? .null,
             ]
         }
         try db.cachedStatement(sql: """
-            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action, replacement, origin, reference)
+            INSERT INTO feedback (time, subscriber_id, proto, token, status, reason, action, replacement, origin, reference, invalid_since)
             SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
                    json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'),
-                   json_extract(value, '$[8]'), json_extract(value, '$[9]')
+                   json_extract(value, '$[8]'), json_extract(value, '$[9]'), json_extract(value, '$[10]')
             FROM json_each(?)
             ORDER BY key
             """)

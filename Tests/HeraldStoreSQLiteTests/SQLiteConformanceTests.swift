@@ -177,6 +177,8 @@ struct RawDeliveryConformanceTests {
     func feedbackFiltersByOriginAndProvider() async throws { try await RawDeliveryConformance.feedbackFiltersByOriginAndProvider(backend) }
     @Test("a publish job keeps the front-end it came through and its content, an event or a prepared payload")
     func jobsKeepTheirOriginAndContent() async throws { try await RawDeliveryConformance.jobsKeepTheirOriginAndContent(backend) }
+    @Test("a front-end takes its own feedback once, of the actions it asks for, with the service's invalid-since time")
+    func frontEndsTakeTheirFeedbackOnce() async throws { try await RawDeliveryConformance.frontEndsTakeTheirFeedbackOnce(backend) }
 }
 
 @Suite("Store conformance: runtime")

@@ -15,6 +15,9 @@ public struct PreparedPayload: Sendable, Hashable, Codable {
     /// The sender's own id for it (gorush's `notif_id`, apns-ms's `identifier`), written with its
     /// feedback so the sender can match what failed.
     public var reference: String?
+    /// Set when a front-end waits for the first attempt's answers (apns-ms): the key they are
+    /// handed over under in this process.
+    public var receipt: String?
 
     /// Creates a prepared payload; header names are lower-cased.
     public init(body: String, headers: [String: String] = [:], expiration: Int64? = nil, label: String = "raw", reference: String? = nil) {
