@@ -25,7 +25,8 @@ struct DeliveryAttempt: Sendable {
     var retryID: Int64?
 
     /// An attempt for a subscriber as stored when it was prepared.
-    init(subscriber: Subscriber, silent: Bool, badge: Int?, attemptsBefore: Int, retryID: Int64?) {
+    init(subscriber: Subscriber, silent: Bool, badge: Int?, attemptsBefore: Int, maxAttempts: Int? = nil, retryID: Int64?) {
+        self.maxAttempts = maxAttempts
         self.subscriberID = subscriber.id
         self.proto = subscriber.proto
         self.token = subscriber.token

@@ -142,10 +142,9 @@ public struct DeliveryEngine: Sendable {
                     ended.append(entry.id)
                     continue
                 }
-                var forSubscriber = DeliveryAttempt(
-                    subscriber: subscriber, silent: entry.silent, badge: entry.badge, attemptsBefore: entry.attempts, retryID: entry.id)
-                forSubscriber.maxAttempts = entry.maxAttempts
-                attempt = forSubscriber
+                attempt = DeliveryAttempt(
+                    subscriber: subscriber, silent: entry.silent, badge: entry.badge, attemptsBefore: entry.attempts,
+                    maxAttempts: entry.maxAttempts, retryID: entry.id)
             case .token(let proto, let token):
                 guard providers[proto] != nil else {
                     // The provider was removed from the configuration since the send was accepted.

@@ -3,9 +3,10 @@ import HeraldStore
 import Logging
 import ServiceLifecycle
 
-/// Claims due retries from the store and tries them again, until they succeed or run out.
+/// Claims due deliveries from the store's delivery queue (retries, raw sends, replayed dead
+/// letters) and makes them, until they succeed or run out of attempts.
 ///
-/// Claimed retries are handed to the delivery tasks within a window of `inFlight`; a slot comes
+/// Claimed deliveries are handed to the delivery tasks within a window of `inFlight`; a slot comes
 /// back once the retry's outcome is committed, so retries of a destination that hangs hold only
 /// their own slots while the others go on.
 public struct RetryService: Service, CustomStringConvertible {
