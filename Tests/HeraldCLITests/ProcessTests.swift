@@ -247,9 +247,15 @@ import Testing
         let directory = TestHerald.makeTemporaryDirectory()
         let port = try HeraldProcess.freePort()
         let gate = Gate()
-        // Requests are held until the gate opens: the first process never sees an answer.
-        let receiver = try await WebhookReceiver.start { _ in
-            await gate.wait()
+        let answered = PathSet()
+        // The first process's requests are held until it is dead, so it never sees an answer; only
+        // what the second process sends after the gate opened counts as delivered.
+        let receiver = try await WebhookReceiver.start { request in
+            guard gate.isOpen else {
+                await gate.wait()
+                return .ok
+            }
+            answered.insert(request.path)
             return .ok
         }
         let config = directory + "/herald.yml"
@@ -272,12 +278,21 @@ import Testing
         gate.open()
 
         herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
-        try await eventually(limit: .seconds(120)) { Set(receiver.requests.map(\.path)).count == tokens }
+        try await eventually(limit: .seconds(120)) { answered.count == tokens }
         #expect(receiver.requests.allSatisfy { $0.body == #"{"kind":"raw","n":1}"# })
         herald.signal(SIGTERM)
         #expect(await herald.waitForExit() == 0)
         await receiver.stop()
     }
+}
+
+/// The paths a receiver answered, from its handlers' threads.
+final class PathSet: Sendable {
+    private let paths = Mutex<Set<String>>([])
+
+    func insert(_ path: String) { _ = paths.withLock { $0.insert(path) } }
+
+    var count: Int { paths.withLock { $0.count } }
 }
 
 /// A latch a test opens to let held webhook answers go.
