@@ -156,6 +156,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The apns-ms stand-in (compat.md §4): `POST /notification` and `GET /expired-devices` on a port of its own.
+        .target(
+            name: "HeraldCompatAPNsMS",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldIntake",
+                "HeraldConfiguration",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The composition root: wires store, providers, pipeline, the HTTP front and the front-ends into one ServiceGroup.
         .target(
             name: "HeraldRuntime",
@@ -169,6 +184,7 @@ let package = Package(
                 "HeraldServer",
                 "HeraldCompatGorush",
                 "HeraldCompatChoominator",
+                "HeraldCompatAPNsMS",
                 "HeraldWebhook",
                 "HeraldAPNs",
                 "HeraldFCM",
@@ -355,7 +371,7 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
-                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite",
+                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldCompatAPNsMS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAPNs
+import HeraldCompatAPNsMS
 import HeraldCompatChoominator
 import HeraldCompatGorush
 import HeraldConfiguration
@@ -29,7 +30,7 @@ public struct HeraldApplication: Sendable {
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
     public static var standardFrontEnds: [any FrontEndKind] {
-        [UDPEventFrontEnd(), ChoominatorFrontEnd()]
+        [UDPEventFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd()]
     }
 
     /// Where the server's sockets ended up (useful with port 0).

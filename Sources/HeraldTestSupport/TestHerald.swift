@@ -42,7 +42,7 @@ public final class TestHerald: Sendable {
 
     /// Starts a server from a YAML configuration. The database defaults to a file in a fresh
     /// temporary directory; `server.http.port`, `server.udp.port` and the ports of
-    /// `compat.choominator` are replaced by free ports (on 127.0.0.1). It returns once the HTTP port
+    /// `compat.choominator` and `compat.apns_ms` are replaced by free ports (on 127.0.0.1). It returns once the HTTP port
     /// and every configured front-end listener are bound, plus any `listeners` named.
     public static func start(
         yaml: String = "", directory: String? = nil, logLevel: Logger.Level = .warning, listeners: Set<String> = []
@@ -76,6 +76,13 @@ public final class TestHerald: Sendable {
             values["notification_port"] = .scalar("0")
             configuration.compat.choominator = ConfigSection(path: choominator.path, values: values)
             expected.formUnion(["choominator.registration", "choominator.notification"])
+        }
+        if let apnsMS = configuration.compat.apnsMS {
+            var values = apnsMS.values
+            values["host"] = .scalar("127.0.0.1")
+            values["port"] = .scalar("0")
+            configuration.compat.apnsMS = ConfigSection(path: apnsMS.path, values: values)
+            expected.insert("apns_ms")
         }
         var logger = Logger(label: "herald-test")
         logger.logLevel = logLevel

@@ -1,0 +1,32 @@
+import HeraldConfiguration
+import HeraldCore
+
+/// `compat.apns_ms`, read (compat.md §4.1): the provider notifications go through and where the
+/// port listens.
+struct ApnsMSSettings: Sendable, Equatable {
+    /// The provider name (an `apns` kind).
+    var provider: String
+    /// The address the listener binds (apns-ms's `--address`).
+    var host: String
+    /// The port (apns-ms's `--port`).
+    var port: Int
+
+    /// The defaults of compat.md §4.1, apns-ms's own; the provider is `apns` when none is named.
+    static let defaultProvider = "apns"
+    static let defaultHost = "0.0.0.0"
+    static let defaultPort = 9090
+
+    /// Reads the section; the loader checked its keys, shapes, port and provider name already.
+    ///
+    /// Port 0 (the kernel's choice) passes here although the loader refuses it: only a caller that
+    /// builds its configuration in code, such as the tests' server, can ask for it.
+    init(section: ConfigSection, hasProvider: (String) -> Bool) throws(ConfigurationError) {
+        provider = try section.string("provider") ?? Self.defaultProvider
+        guard hasProvider(provider) else {
+            throw ConfigurationError(key: section.keyPath("provider"), "no provider named \"\(provider)\"")
+        }
+        let host = try section.string("host")?.trimmingWhitespace() ?? ""
+        self.host = host.isEmpty ? Self.defaultHost : host
+        port = try section.int("port", in: 0...65535) ?? Self.defaultPort
+    }
+}
