@@ -70,6 +70,21 @@ enum GorushFCMPayload {
             body: BodyValue.object(message).jsonText, label: "gorush", reference: notification.notificationID)
     }
 
+    /// The message to the notification's `condition`, or else its `topic` (without a `/topics/`
+    /// prefix), if it has one: `payload` with the target in its headers, and the label its
+    /// delivery is recorded under (FCM registration tokens never contain a `/`).
+    static func topicMessage(_ payload: PreparedPayload, for notification: GorushNotification) -> (PreparedPayload, String)? {
+        var message = payload
+        if let condition = notification.nonEmpty("condition") {
+            message.headers["fcm-condition"] = condition
+            return (message, "/condition")
+        }
+        guard var topic = notification.nonEmpty("topic") else { return nil }
+        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+        message.headers["fcm-topic"] = topic
+        return (message, "/topics/" + topic)
+    }
+
     /// `derived` with `overrides` laid over it, key by key; `android.ttl` given as an integer of
     /// nanoseconds (what gorush's Go types produce) becomes a duration string.
     static func merged(

@@ -57,14 +57,16 @@ public struct GorushRoutes: HTTPRoutes {
             }
             var tokens = notification.tokens
             if platform == "android", let to = notification.nonEmpty("to") { tokens.append(to) }
-            if platform == "android", notification.nonEmpty("topic") != nil || notification.nonEmpty("condition") != nil {
-                // Counted as gorush counts it, but FCM topic and condition messages are not sent yet.
-                logger.warning("gorush topic and condition messages to FCM are not supported; sent to the tokens only")
-            }
             counts += tokens.count + (notification.nonEmpty("topic") == nil ? 0 : 1)
             let payload = platform == "ios" ? GorushAPNsPayload.payload(for: notification) : GorushFCMPayload.payload(for: notification)
             if let refusal = await send(payload, to: tokens, through: proto, notification: notification) {
                 logs += tokens.map { Self.log(notification, platform: platform, token: $0, error: refusal) }
+            }
+            if platform == "android", let (topicPayload, label) = GorushFCMPayload.topicMessage(payload, for: notification) {
+                // One more message, to the topic or condition (the condition wins when both are given).
+                if let refusal = await send(topicPayload, to: [label], through: proto, notification: notification) {
+                    logs.append(Self.log(notification, platform: platform, token: label, error: refusal))
+                }
             }
         }
         return Self.answer(counts: counts, logs: logs)

@@ -11,14 +11,25 @@ public struct FCMMessage: Sendable, Equatable {
 
     /// Everything after the token: its closing quote, the data, the per-platform blocks, and the closing braces.
     public let suffix: [UInt8]
+    /// For a message to a topic or a condition instead of a device: the whole body, the
+    /// delivery's token being only its label in Herald's records.
+    let fixedBody: [UInt8]?
 
     /// Creates a message from the text that follows the token.
     init(suffix: [UInt8]) {
         self.suffix = suffix
+        self.fixedBody = nil
+    }
+
+    /// A message whose target is in its body (`topic` or `condition`).
+    init(fixedBody: [UInt8]) {
+        self.suffix = []
+        self.fixedBody = fixedBody
     }
 
     /// The complete `messages:send` body for `token`.
     public func body(token: String) -> ByteBuffer {
+        if let fixedBody { return ByteBuffer(bytes: fixedBody) }
         var buffer = ByteBuffer()
         buffer.reserveCapacity(Self.prefix.count + token.utf8.count + suffix.count)
         buffer.writeBytes(Self.prefix)

@@ -78,12 +78,24 @@ public struct FCMProvider: PushProvider {
 
     /// An FCM HTTP v1 `message` as the sender made it, without its target: the body is the
     /// message object (`{"data":{...},"android":{...}}`) and the token is added per send.
+    ///
+    /// With a header `fcm-topic` or `fcm-condition`, the message goes to that topic or condition
+    /// instead (gorush's `topic` and `condition`); the delivery's token is then only its label.
     public func render(_ payload: PreparedPayload) -> RenderResult<FCMMessage> {
         guard let members = payload.jsonObjectMembers,
             case .object(let fields)? = try? JSONBodyParser.parse(payload.body),
             !fields.contains(where: { ["token", "topic", "condition"].contains($0.key) })
         else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
+        }
+        let target = payload.headers["fcm-condition"].map { ("condition", $0) } ?? payload.headers["fcm-topic"].map { ("topic", $0) }
+        if let (field, value) = target {
+            var writer = JSONWriter(capacity: payload.body.utf8.count + value.utf8.count + 32)
+            writer.beginObject()
+            writer.key("message")
+            writer.raw("{" + JSONWriter.quoted(field) + ":" + JSONWriter.quoted(value) + (members.isEmpty ? "" : "," + members) + "}")
+            writer.endObject()
+            return .send(FCMMessage(fixedBody: writer.bytes))
         }
         return .send(FCMMessage(suffix: Array((members.isEmpty ? "\"}}" : "\"," + members + "}}").utf8)))
     }

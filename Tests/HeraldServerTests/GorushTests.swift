@@ -75,6 +75,26 @@ import Testing
         }
     }
 
+    @Test func androidTopicsAndConditionsGetAMessageOfTheirOwn() async throws {
+        try await withGorush { herald, _, fcm in
+            let body = """
+                {"notifications":[
+                  {"tokens":["\(Self.fcmToken)"],"platform":2,"message":"to a device and a topic","topic":"/topics/news"},
+                  {"platform":2,"message":"to a condition","condition":"'dogs' in topics || 'cats' in topics"}
+                ]}
+                """
+            let response = try await herald.request(.POST, "/api/push", json: body)
+            #expect(response.body == #"{"counts":2,"logs":[],"success":"ok"}"#, "the device, and one for the topic; a condition is not counted")
+            try await eventually { fcm.simulator.acceptedCount == 3 }
+            let accepted = fcm.simulator.accepted()
+            #expect(accepted.filter { $0.token == Self.fcmToken }.count == 1)
+            #expect(Set(accepted.compactMap(\.topic)) == ["news", "'dogs' in topics || 'cats' in topics"])
+            let topical = try #require(accepted.first { $0.topic == "news" })
+            #expect((try json(topical.body)["message"] as? [String: Any])?["topic"] as? String == "news")
+            #expect(!topical.body.contains("token"))
+        }
+    }
+
     @Test func theAlertFollowsGorushsRule() async throws {
         try await withGorush { herald, apns, _ in
             let body = """
