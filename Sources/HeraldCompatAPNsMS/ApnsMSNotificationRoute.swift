@@ -27,7 +27,16 @@ struct ApnsMSNotificationRoute: Sendable {
     }
 
     private func send(_ body: [UInt8]) async throws(ApnsMSError) -> Response {
-        let submission = try ApnsMSSubmission(body: body)
+        let intake = self.intake
+        let submission = try await ApnsMSSubmission(
+            body: body,
+            admit: { () async throws(ApnsMSError) in
+                do throws(IntakeError) {
+                    try await intake.admit()
+                } catch {
+                    throw ApnsMSError(refusal: error)
+                }
+            })
         let payload = PreparedPayload(
             body: submission.payload, headers: submission.headers, label: origin.rawValue, reference: submission.identifier)
         // No retry: the answer to this one attempt is final and the client decides (§4.3).

@@ -1,8 +1,7 @@
 import HeraldCore
 
-/// A `POST /notification` body that passed the checks of compat.md §4.3 (all but the intake's
-/// overload, check 4, which the send itself reports), with what is sent to APNs (§4.5) and the
-/// echo of a success (§4.6).
+/// A `POST /notification` body that passed the checks of compat.md §4.3, with what is sent to
+/// APNs (§4.5) and the echo of a success (§4.6).
 struct ApnsMSSubmission: Sendable {
     /// apns-ms's largest payload, today's APNs limit (the original's was 256 bytes).
     static let maxPayloadBytes = 4096
@@ -18,8 +17,11 @@ struct ApnsMSSubmission: Sendable {
     /// The 202 body.
     let echo: String
 
-    /// Runs checks 1–3 and 5–10 in order; throws the first failure's answer.
-    init(body: [UInt8], makeIdentifier: () -> String = Self.randomIdentifier) throws(ApnsMSError) {
+    /// Runs checks 1–10 in order, `admit` being check 4 (whether Herald takes more work); throws the
+    /// first failure's answer.
+    init(
+        body: [UInt8], makeIdentifier: () -> String = Self.randomIdentifier, admit: () async throws(ApnsMSError) -> Void = {}
+    ) async throws(ApnsMSError) {
         guard body.contains(where: { !Self.isSpace($0) }) else { throw .missingData }
         let notification: ApnsMSNotification
         do {
@@ -29,6 +31,7 @@ struct ApnsMSSubmission: Sendable {
         }
         let fields = notification.payload ?? ApnsMSPayloadFields()
         let alert = try fields.aps.alert.map { value throws(ApnsMSError) in try ApnsMSAlert(value) }
+        try await admit()
         guard let tokenBytes = Self.hexByteCount(notification.deviceToken) else { throw .tokenNotHex }
         guard tokenBytes == 32 else { throw .tokenLength(tokenBytes) }
         if !notification.identifier.isEmpty {

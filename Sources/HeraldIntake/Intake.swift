@@ -46,6 +46,13 @@ public struct Intake: Sendable {
         self.logger = logger
     }
 
+    /// Whether new work would be accepted now: throws what a publish or send would throw when
+    /// the backlog is over its bound (or it cannot be counted), for front-ends that must say so
+    /// before checking the rest of a request (apns-ms's check 4).
+    public func admit() async throws(IntakeError) {
+        try await gate.admit()
+    }
+
     // MARK: - Publishing
 
     /// Publishes `payload` (pushd's keys, §5) to `event`: compiled, committed as a job (which wakes

@@ -362,6 +362,10 @@ import Testing
             #expect(refused.status == 503)
             #expect(refused.body == #"{"error":"apns: Queue is full, dismissing command"}"#)
             #expect(refused.header("Content-Type") == "application/json; charset=utf8")
+            // Check 4 comes before the token's (5): a bad token meets the full queue first.
+            let badToken = try await notify(port, Self.notification(token: "xyz"))
+            #expect(badToken.status == 503)
+            #expect(badToken.body == #"{"error":"apns: Queue is full, dismissing command"}"#)
         }
     }
 }
