@@ -66,8 +66,10 @@ enum GorushFCMPayload {
         for key in ["webpush", "fcm_options"] {
             if let object = notification.object(key) { message.append((key, .object(object))) }
         }
+        // `dry_run` is the request's `validate_only`, outside the message.
+        let headers = notification.bool("dry_run") ? ["fcm-validate-only": "true"] : [:]
         return PreparedPayload(
-            body: BodyValue.object(message).jsonText, label: "gorush", reference: notification.notificationID)
+            body: BodyValue.object(message).jsonText, headers: headers, label: "gorush", reference: notification.notificationID)
     }
 
     /// The message to the notification's `condition`, or else its `topic` (without a `/topics/`

@@ -81,6 +81,7 @@ public struct FCMProvider: PushProvider {
     ///
     /// With a header `fcm-topic` or `fcm-condition`, the message goes to that topic or condition
     /// instead (gorush's `topic` and `condition`); the delivery's token is then only its label.
+    /// With `fcm-validate-only: true` FCM only validates it (gorush's `dry_run`).
     public func render(_ payload: PreparedPayload) -> RenderResult<FCMMessage> {
         guard let members = payload.jsonObjectMembers,
             case .object(let fields)? = try? JSONBodyParser.parse(payload.body),
@@ -88,16 +89,14 @@ public struct FCMProvider: PushProvider {
         else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
         }
+        // After the message object: the request's own fields.
+        let close = payload.headers["fcm-validate-only"] == "true" ? #"},"validate_only":true}"# : "}}"
         let target = payload.headers["fcm-condition"].map { ("condition", $0) } ?? payload.headers["fcm-topic"].map { ("topic", $0) }
         if let (field, value) = target {
-            var writer = JSONWriter(capacity: payload.body.utf8.count + value.utf8.count + 32)
-            writer.beginObject()
-            writer.key("message")
-            writer.raw("{" + JSONWriter.quoted(field) + ":" + JSONWriter.quoted(value) + (members.isEmpty ? "" : "," + members) + "}")
-            writer.endObject()
-            return .send(FCMMessage(fixedBody: writer.bytes))
+            let body = #"{"message":{"# + JSONWriter.quoted(field) + ":" + JSONWriter.quoted(value) + (members.isEmpty ? "" : "," + members) + close
+            return .send(FCMMessage(fixedBody: Array(body.utf8)))
         }
-        return .send(FCMMessage(suffix: Array((members.isEmpty ? "\"}}" : "\"," + members + "}}").utf8)))
+        return .send(FCMMessage(suffix: Array((members.isEmpty ? "\"" + close : "\"," + members + close).utf8)))
     }
 
     public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<FCMMessage> {

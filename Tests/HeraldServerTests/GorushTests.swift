@@ -95,6 +95,17 @@ import Testing
         }
     }
 
+    @Test func aDryRunIsOnlyValidated() async throws {
+        try await withGorush { herald, _, fcm in
+            let body = #"{"notifications":[{"tokens":["\#(Self.fcmToken)"],"platform":2,"message":"x","dry_run":true}]}"#
+            #expect(try await herald.request(.POST, "/api/push", json: body).status == 200)
+            try await eventually { fcm.simulator.acceptedCount == 1 }
+            let sent = try #require(fcm.simulator.accepted().first)
+            #expect(sent.validateOnly)
+            #expect(sent.token == Self.fcmToken)
+        }
+    }
+
     @Test func theAlertFollowsGorushsRule() async throws {
         try await withGorush { herald, apns, _ in
             let body = """
