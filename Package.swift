@@ -470,6 +470,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", .target(name: "HeraldCLI")]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSimulators", .target(name: "HeraldCLI")]),
     ]
 )

@@ -1,0 +1,190 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldSimulators
+import HeraldTestSupport
+import NIOCore
+import Testing
+
+/// Issue 16: a message accepted by a compat stand-in (gorush, apns-ms, Choominator) survives
+/// `kill -9` of Herald before it is delivered.
+///
+/// Each test runs the real `herald` binary against an APNs simulator in this process that never
+/// answers the first process, so whatever the stand-in accepted is at best in flight when the
+/// process dies. The simulator is then replaced by a fresh one with the same credentials at the
+/// same address, Herald is started again on the same directory, and only what that fresh
+/// simulator accepted counts as delivered.
+@Suite(.serialized) struct CompatCrashTests {
+    /// More hangs than the first process can send, so none of its requests is ever answered.
+    static let hangs = 1_000
+
+    /// The parts of a crash run a test looks at.
+    struct Run {
+        /// The simulator the killed process sent to (every request held unanswered).
+        let first: APNsTestBed
+        /// What the simulator serving the restarted process accepted, once every expected token
+        /// was among it.
+        let accepted: [APNsSimulator.Accepted]
+    }
+
+    /// Starts `herald` with the `apns` provider of a hanging simulator, `compat` and a short lease,
+    /// runs `accept` (the stand-in's intake, with the process's main port), waits until the first
+    /// APNs request arrived, kills the process, and starts it again against a fresh simulator;
+    /// returns once that simulator accepted a notification for every token in `expected`.
+    func crashAndRestart(compat: String, expected: Set<String>, accept: (Int) async throws -> Void) async throws -> Run {
+        let bed = try await APNsTestBed.start()
+        // The first process's requests are held forever: it dies with them unanswered.
+        bed.simulator.injectNext(Array(repeating: .hang, count: Self.hangs))
+        let directory = TestHerald.makeTemporaryDirectory()
+        let port = try HeraldProcess.freePort()
+        let config = directory + "/herald.yml"
+        // A short lease: the restarted process takes over the killed one's claims soon.
+        try """
+            delivery:
+              lease_duration: 2
+            providers:
+            \(bed.providerYAML)
+            \(compat)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+
+        var herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        var back: APNsSimulator?
+        do {
+            try await accept(port)
+            try await eventually(limit: .seconds(30)) { bed.simulator.requestCount > 0 }
+            herald.signal(SIGKILL)
+            _ = await herald.waitForExit()
+            #expect(bed.simulator.acceptedCount == 0, "the killed process had nothing answered, so every delivery must come from the restart")
+            await bed.simulator.stop()
+
+            // The service comes back: same credentials, same port, and no held requests.
+            let fresh = APNsSimulator(configuration: bed.configuration)
+            _ = try await fresh.start()
+            back = fresh
+            herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+            try await eventually(limit: .seconds(40)) { expected.isSubset(of: Set(fresh.accepted().map { $0.token.lowercased() })) }
+            let accepted = fresh.accepted()
+            herald.signal(SIGTERM)
+            #expect(await herald.waitForExit() == 0, "\(herald.log)")
+            await fresh.stop()
+            return Run(first: bed, accepted: accepted)
+        } catch {
+            // Leave no child running and no simulator listening behind a failed test.
+            herald.signal(SIGKILL)
+            _ = await herald.waitForExit()
+            await bed.simulator.stop()
+            await back?.stop()
+            throw error
+        }
+    }
+
+    func post(_ url: String, json: String) async throws -> (status: Int, body: String) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: json))
+        // apns-ms holds its answer up to 5 s while APNs is silent.
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+    }
+
+    func get(_ url: String) async throws -> (status: Int, body: String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+    }
+
+    /// Sends `text` as one UDP datagram to 127.0.0.1:`port` (the stand-in never answers).
+    func sendDatagram(_ text: String, to port: Int) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ProcessExited(log: "cannot open a UDP socket") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let bytes = Array(text.utf8)
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard sent == bytes.count else { throw ProcessExited(log: "sendto sent \(sent) of \(bytes.count) bytes") }
+    }
+
+    /// gorush's `POST /api/push` answered 200: every token is still delivered after `kill -9`.
+    @Test func gorushPushSurvivesKill() async throws {
+        let tokens = (0..<10).map { APNsTestBed.token($0) }
+        let quoted = tokens.map { "\"\($0)\"" }.joined(separator: ",")
+        let run = try await crashAndRestart(compat: "compat:\n  gorush: {ios_provider: apns}\n", expected: Set(tokens)) { port in
+            let answer = try await post(
+                "http://127.0.0.1:\(port)/api/push",
+                json: #"{"notifications":[{"tokens":[\#(quoted)],"platform":1,"message":"Hello World iOS!"}]}"#)
+            #expect(answer.status == 200)
+            #expect(answer.body == #"{"counts":10,"logs":[],"success":"ok"}"#)
+        }
+        #expect(Set(run.accepted.map(\.token)) == Set(tokens))
+        #expect(run.accepted.allSatisfy { $0.body.contains(#""alert":"Hello World iOS!""#) }, "\(run.accepted.map(\.body))")
+    }
+
+    /// apns-ms's `POST /notification` answered 202 after its 5 s wait for a silent APNs: the
+    /// notification stays queued and is delivered by the restarted process.
+    @Test func apnsMSNotificationSurvivesKill() async throws {
+        let apnsMSPort = try HeraldProcess.freePort()
+        let tokens = (0..<3).map { APNsTestBed.token(100 + $0) }
+        let compat = "compat:\n  apns_ms: {provider: apns, host: 127.0.0.1, port: \(apnsMSPort)}\n"
+        let run = try await crashAndRestart(compat: compat, expected: Set(tokens)) { _ in
+            // Side by side: each waits its 5 s for the first attempt's answer, which never comes.
+            try await withThrowingTaskGroup(of: (String, Int, String).self) { group in
+                for token in tokens {
+                    group.addTask {
+                        // compat.md §4.6's request (without `expires`, which would be long past at the restart).
+                        let request = #"{"deviceToken":"\#(token)","payload":{"aps":{"alert":"Hi there!","sound":"default"},"customValues":{"weather":"It will be sunny today"}},"identifier":"0507e79b","priority":10}"#
+                        let answer = try await post("http://127.0.0.1:\(apnsMSPort)/notification", json: request)
+                        return (token, answer.status, answer.body)
+                    }
+                }
+                for try await (token, status, body) in group {
+                    #expect(status == 202, "\(body)")
+                    #expect(
+                        body == #"{"deviceToken":"\#(token)","payload":{"aps":{"alert":"Hi there!","sound":"default"},"weather":"It will be sunny today"},"identifier":"0507e79b","priority":10}"#)
+                }
+            }
+        }
+        #expect(Set(run.accepted.map(\.token)) == Set(tokens))
+        for accepted in run.accepted {
+            #expect(accepted.body == #"{"aps":{"alert":"Hi there!","sound":"default"},"weather":"It will be sunny today"}"#)
+            #expect(accepted.header("apns-priority") == "10")
+        }
+    }
+
+    /// A Choominator notification datagram to a group of registered devices: each device is
+    /// still notified after `kill -9`.
+    @Test func choominatorNotificationSurvivesKill() async throws {
+        let registrationPort = try HeraldProcess.freePort()
+        let notificationPort = try HeraldProcess.freePort()
+        let tokens = (0..<3).map { APNsTestBed.token(200 + $0) }
+        let compat = """
+            compat:
+              choominator: {provider: apns, host: 127.0.0.1, registration_port: \(registrationPort), notification_port: \(notificationPort)}
+
+            """
+        let run = try await crashAndRestart(compat: compat, expected: Set(tokens)) { port in
+            for token in tokens { try sendDatagram(#"{"device":"\#(token)","group":"scores"}"#, to: registrationPort) }
+            // Datagrams get no reply: the group's statistics show when all three are registered,
+            // and a notification sent earlier would miss the late ones.
+            try await eventually(limit: .seconds(20)) {
+                let statistics = try await get("http://127.0.0.1:\(port)/event/scores")
+                guard statistics.status == 200 else { return false }
+                let object = try JSONSerialization.jsonObject(with: Data(statistics.body.utf8)) as? [String: Any]
+                return object?["subscribers"] as? Int == tokens.count
+            }
+            try sendDatagram(#"{"groups":["scores"],"type":"urgent","key":"score-update","payload":{"aps":{"alert":"Goal!"}}}"#, to: notificationPort)
+        }
+        #expect(Set(run.accepted.map(\.token)) == Set(tokens))
+        for accepted in run.accepted {
+            #expect(accepted.body == #"{"aps":{"alert":"Goal!"}}"#)
+            #expect(accepted.header("apns-push-type") == "alert")
+            #expect(accepted.header("apns-priority") == "10")
+            #expect(accepted.header("apns-collapse-id") == "score-update")
+        }
+    }
+}
