@@ -9,8 +9,8 @@ import HeraldStore
 struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
-        abstract: "Measure Herald's APNs and FCM fan-out against their simulators and an h2o sink, with h2load as the yardstick.",
-        subcommands: [APNsFanOut.self, FCMFanOut.self, APNsTransport.self, NIOHTTP2Floor.self, Soak.self, WebhookBulkhead.self],
+        abstract: "Measure Herald's APNs and FCM fan-out (and its gorush front door) against their simulators and an h2o sink, with h2load as the yardstick.",
+        subcommands: [APNsFanOut.self, FCMFanOut.self, APNsTransport.self, NIOHTTP2Floor.self, Soak.self, WebhookBulkhead.self, GorushFanOut.self],
         defaultSubcommand: APNsFanOut.self
     )
 }
