@@ -89,7 +89,10 @@ extension SQLiteStore {
                     """),
                 arguments: [lease.owner, lease.expiresAt, nowMillis, nowMillis, limit]
             )
-            return try rows.map(Self.retry).sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
+            // A claim is mostly rows of a few sends (a raw send's tokens share one payload): each
+            // distinct stored content is decoded once, not once per row.
+            var decoded: [ContentKey: DeliveryContent] = [:]
+            return try rows.map { try Self.retry($0, decoded: &decoded) }.sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
         }
     }
 
@@ -132,8 +135,14 @@ extension SQLiteStore {
         proto, token, origin, payload, max_attempts
         """
 
-    /// Reads a row selected as ``retryColumns``.
-    static func retry(_ row: Row) throws -> QueuedDelivery {
+    /// The stored form of a delivery's content: the key of the decoding cache of one claim.
+    struct ContentKey: Hashable {
+        var notification: Data?
+        var payload: Data?
+    }
+
+    /// Reads a row selected as ``retryColumns``, decoding its content through `decoded`.
+    static func retry(_ row: Row, decoded: inout [ContentKey: DeliveryContent]) throws -> QueuedDelivery {
         let id: Int64 = row[0]
         let statisticsEvent: String? = row[2]
         let subscriberID: String? = row[1]
@@ -150,7 +159,13 @@ extension SQLiteStore {
             recipient: recipient,
             origin: DeliveryOrigin(rawValue: row[12]),
             statisticsEvent: try statisticsEvent.map { try SQLiteCodec.eventName($0, table: "retries") },
-            notification: try SQLiteCodec.content(notification: row[3], payload: row[13], table: "retries", id: id),
+            notification: try {
+                let key = ContentKey(notification: row[3], payload: row[13])
+                if let content = decoded[key] { return content }
+                let content = try SQLiteCodec.content(notification: key.notification, payload: key.payload, table: "retries", id: id)
+                decoded[key] = content
+                return content
+            }(),
             silent: row[4],
             badge: row[5],
             attempts: row[6],
