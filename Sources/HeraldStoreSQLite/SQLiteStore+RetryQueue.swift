@@ -129,7 +129,7 @@ extension SQLiteStore {
         }
     }
 
-    /// The columns ``retry(_:)`` reads, in its order.
+    /// The columns ``retry(_:decoded:)`` reads, in its order.
     static let retryColumns = """
         id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason,
         proto, token, origin, payload, max_attempts
