@@ -8,7 +8,9 @@ import Synchronization
 /// APNs refuses tokens older than an hour and tokens renewed more often than every
 /// 20 minutes, so one token is minted and reused until it is ``refreshAge`` old;
 /// an `ExpiredProviderToken` answer forces a new one, but never sooner than 20 minutes
-/// after the previous mint, to stay clear of `TooManyProviderTokenUpdates`.
+/// after the previous mint, to stay clear of `TooManyProviderTokenUpdates`. Callers that need a
+/// token while one is being minted wait for that one: ES256 signatures differ even for one `iat`,
+/// so a burst of first requests minting side by side would each present a new token.
 public final class APNsProviderToken: Sendable {
     /// Age at which a token is replaced: between APNs's 20-minute floor and 60-minute ceiling.
     public static let refreshAge: TimeInterval = 50 * 60
@@ -33,7 +35,18 @@ public final class APNsProviderToken: Sendable {
     private let keyID: String
     private let teamID: String
     private let now: @Sendable () -> Date
-    private let cached = Mutex<Cached?>(nil)
+    private let state = Mutex(State())
+
+    private struct State {
+        var cached: Cached?
+        /// The mint under way, which every caller needing a new token awaits.
+        var minting: Task<Cached, any Error>?
+    }
+
+    private enum Next {
+        case ready(Cached)
+        case wait(Task<Cached, any Error>)
+    }
 
     /// Creates a token source from the `.p8` key's PEM text.
     public init(keyPEM: String, keyID: String, teamID: String, now: @escaping @Sendable () -> Date = { Date() }) async throws {
@@ -57,16 +70,22 @@ public final class APNsProviderToken: Sendable {
     /// The `authorization` value of the current token if one is cached and young enough, without minting.
     public func cachedAuthorization() -> String? {
         let now = now()
-        guard let cached = cached.withLock({ $0 }), now.timeIntervalSince(cached.issuedAt) < Self.refreshAge else { return nil }
+        guard let cached = state.withLock({ $0.cached }), now.timeIntervalSince(cached.issuedAt) < Self.refreshAge else { return nil }
         return cached.authorization
     }
 
     private func currentCached() async throws -> Cached {
         let now = now()
-        if let cached = cached.withLock({ $0 }), now.timeIntervalSince(cached.issuedAt) < Self.refreshAge {
-            return cached
+        let next = state.withLock { state -> Next in
+            if let cached = state.cached, now.timeIntervalSince(cached.issuedAt) < Self.refreshAge {
+                return .ready(cached)
+            }
+            return .wait(startMint(at: now, in: &state))
         }
-        return try await mint(at: now)
+        switch next {
+        case .ready(let cached): return cached
+        case .wait(let minting): return try await minting.value
+        }
     }
 
     /// Replaces the token after APNs called it expired, unless it is younger than ``minimumAge``.
@@ -74,18 +93,39 @@ public final class APNsProviderToken: Sendable {
     @discardableResult
     public func refreshAfterRejection() async throws -> Bool {
         let now = now()
-        if let cached = cached.withLock({ $0 }), now.timeIntervalSince(cached.issuedAt) < Self.minimumAge {
-            return false
+        let minting = state.withLock { state -> Task<Cached, any Error>? in
+            if let cached = state.cached, now.timeIntervalSince(cached.issuedAt) < Self.minimumAge {
+                return nil
+            }
+            return startMint(at: now, in: &state)
         }
-        _ = try await mint(at: now)
+        guard let minting else { return false }
+        _ = try await minting.value
         return true
+    }
+
+    /// The mint under way, or a new one dated `date`; called with the state locked, so that a
+    /// second caller finds the first one's task.
+    private func startMint(at date: Date, in state: inout State) -> Task<Cached, any Error> {
+        if let minting = state.minting { return minting }
+        // The task records its token under the lock, which is held until `minting` is set here.
+        let minting = Task<Cached, any Error> {
+            do {
+                let minted = try await mint(at: date)
+                self.state.withLock { $0.cached = minted; $0.minting = nil }
+                return minted
+            } catch {
+                self.state.withLock { $0.minting = nil }
+                throw error
+            }
+        }
+        state.minting = minting
+        return minting
     }
 
     private func mint(at date: Date) async throws -> Cached {
         let claims = Claims(iss: teamID, iat: Int(date.timeIntervalSince1970))
         let token = try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
-        let minted = Cached(value: token, authorization: "bearer " + token, issuedAt: date)
-        cached.withLock { $0 = minted }
-        return minted
+        return Cached(value: token, authorization: "bearer " + token, issuedAt: date)
     }
 }

@@ -57,4 +57,18 @@ import Testing
         #expect(try await source.refreshAfterRejection() == true)
         #expect(try await source.current() != first)
     }
+
+    /// Requests that need a token at the same moment (a restart with a backlog, a burst on new
+    /// connections) share one mint: ES256 signatures differ even for one `iat`, so each extra mint
+    /// would be one more token update for APNs, which answers `TooManyProviderTokenUpdates` beyond
+    /// a couple within 20 minutes.
+    @Test func concurrentFirstRequestsShareOneToken() async throws {
+        let source = try await APNsProviderToken(keyPEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456")
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<64 { group.addTask { try await source.authorization() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(tokens.count == 1)
+        #expect(source.cachedAuthorization() == tokens.first)
+    }
 }
