@@ -1,5 +1,6 @@
 import HeraldConfiguration
 import HeraldCore
+import HeraldIntake
 
 /// `compat.apns_ms`, read (compat.md §4.1): the provider notifications go through and where the
 /// port listens.
@@ -21,12 +22,8 @@ struct ApnsMSSettings: Sendable, Equatable {
     /// Port 0 (the kernel's choice) passes here although the loader refuses it: only a caller that
     /// builds its configuration in code, such as the tests' server, can ask for it.
     init(section: ConfigSection, hasProvider: (String) -> Bool) throws(ConfigurationError) {
-        provider = try section.string("provider") ?? Self.defaultProvider
-        guard hasProvider(provider) else {
-            throw ConfigurationError(key: section.keyPath("provider"), "no provider named \"\(provider)\"")
-        }
-        let host = try section.string("host")?.trimmingWhitespace() ?? ""
-        self.host = host.isEmpty ? Self.defaultHost : host
+        provider = try section.frontEndProvider(default: Self.defaultProvider, exists: hasProvider)
+        host = try section.frontEndHost(default: Self.defaultHost)
         port = try section.int("port", in: 0...65535) ?? Self.defaultPort
     }
 }

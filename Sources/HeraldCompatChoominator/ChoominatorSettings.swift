@@ -1,5 +1,6 @@
 import HeraldConfiguration
 import HeraldCore
+import HeraldIntake
 
 /// `compat.choominator`, read (compat.md §5.1): the provider devices register with, and where the
 /// two ports listen.
@@ -24,12 +25,8 @@ struct ChoominatorSettings: Sendable, Equatable {
     /// Port 0 (the kernel's choice) passes here although the loader refuses it: only a caller that
     /// builds its configuration in code, such as the tests' server, can ask for it.
     init(section: ConfigSection, hasProvider: (String) -> Bool) throws(ConfigurationError) {
-        provider = try section.string("provider") ?? Self.defaultProvider
-        guard hasProvider(provider) else {
-            throw ConfigurationError(key: section.keyPath("provider"), "no provider named \"\(provider)\"")
-        }
-        let host = try section.string("host")?.trimmingWhitespace() ?? ""
-        self.host = host.isEmpty ? Self.defaultHost : host
+        provider = try section.frontEndProvider(default: Self.defaultProvider, exists: hasProvider)
+        host = try section.frontEndHost(default: Self.defaultHost)
         registrationPort = try section.int("registration_port", in: 0...65535) ?? Self.defaultRegistrationPort
         notificationPort = try section.int("notification_port", in: 0...65535) ?? Self.defaultNotificationPort
     }
