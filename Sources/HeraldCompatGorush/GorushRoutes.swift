@@ -85,20 +85,12 @@ public struct GorushRoutes: HTTPRoutes {
     /// the push service's own refusals would be. Returns the `logs` error when nothing was accepted.
     func send(_ payload: PreparedPayload, to tokens: [String], through proto: String, notification: GorushNotification) async -> String? {
         guard !tokens.isEmpty else { return nil }
-        var valid: [String] = []
-        for token in tokens {
-            do {
-                _ = try intake.validateToken(proto: proto, TokenInput(token: .string(token)))
-                valid.append(token)
-            } catch {
-                logger.info("gorush token refused", metadata: ["provider": "\(proto)", "error": "\(error.message)"])
-            }
-        }
-        guard !valid.isEmpty else { return nil }
         // gorush's `retry` is the most retries after the first attempt, capped by Herald's own maximum.
         let maxAttempts = notification.integer("retry").flatMap { $0 > 0 ? Int(clamping: $0 + 1) : nil }
+        var send = RawSend(proto: proto, tokens: tokens, payload: payload, origin: Self.origin, maxAttempts: maxAttempts)
+        send.invalidTokens = .leaveOut
         do {
-            try await intake.send(RawSend(proto: proto, tokens: valid, payload: payload, origin: Self.origin, maxAttempts: maxAttempts))
+            try await intake.send(send)
             return nil
         } catch where error.code == .overloaded {
             return "max capacity reached"

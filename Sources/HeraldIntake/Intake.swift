@@ -237,10 +237,13 @@ public struct Intake: Sendable {
         var tokens: [String] = []
         for raw in send.tokens {
             guard let token = provider.normalizeToken(TokenInput(token: .string(raw))), token.token.utf8.count <= Self.maxTokenLength else {
-                throw .invalidToken(proto: send.proto)
+                guard send.invalidTokens == .leaveOut else { throw .invalidToken(proto: send.proto) }
+                logger.info("token left out of a raw send", metadata: ["provider": "\(send.proto)", "origin": "\(send.origin)"])
+                continue
             }
             if seen.insert(token.token).inserted { tokens.append(token.token) }
         }
+        guard !tokens.isEmpty else { return 0 }  // every token left out: nothing to store
         try await gate.admit()
         let nowMillis = clock.nowMillis()
         let now = clock.nowSeconds()

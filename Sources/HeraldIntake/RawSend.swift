@@ -16,6 +16,17 @@ public struct RawSend: Sendable, Equatable {
     /// Most attempts per token, when the sender wants fewer than `delivery.max_attempts` (1: no
     /// retry); `nil`: the configured maximum.
     public var maxAttempts: Int?
+    /// What a token the provider cannot take does to the send.
+    public var invalidTokens: InvalidTokens = .refuseSend
+
+    /// What a token the provider cannot take does to the send.
+    public enum InvalidTokens: Sendable, Equatable {
+        /// The whole send is refused (``IntakeError/Code/invalidToken``), so its sender learns at once.
+        case refuseSend
+        /// The token is left out (and logged) and the others are sent, as gateways that validate
+        /// nothing up front did (gorush: the push service would have refused it).
+        case leaveOut
+    }
 
     /// Creates a raw send.
     public init(proto: String, tokens: [String], payload: PreparedPayload, origin: DeliveryOrigin, maxAttempts: Int? = nil) {

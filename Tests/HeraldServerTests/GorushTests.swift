@@ -106,6 +106,18 @@ import Testing
         }
     }
 
+    @Test func aTokenTheProviderCannotTakeIsLeftOutAndTheOthersAreSent() async throws {
+        try await withGorush { herald, apns, _ in
+            let body = #"{"notifications":[{"tokens":["not-hex","\#(APNsTestBed.token(1))"],"platform":1,"message":"x"}]}"#
+            let response = try await herald.request(.POST, "/api/push", json: body)
+            #expect(response.body == #"{"counts":2,"logs":[],"success":"ok"}"#, "counted as gorush counts, as gorush would have sent both")
+            try await eventually { apns.simulator.acceptedCount == 1 }
+            #expect(apns.simulator.accepted().map(\.token) == [APNsTestBed.token(1)])
+            try await eventually { try await herald.application.store.counts().retries == 0 }
+            #expect(apns.simulator.requestCount == 1, "the invalid token was never sent")
+        }
+    }
+
     @Test func theAlertFollowsGorushsRule() async throws {
         try await withGorush { herald, apns, _ in
             let body = """
