@@ -73,12 +73,15 @@ let package = Package(
                 .product(name: "Collections", package: "swift-collections"),
             ]
         ),
-        // Shared outbound TLS and HTTP client plumbing for providers.
+        // Shared outbound TLS and HTTP client plumbing for providers, the egress guard, and the webhook kind.
         .target(
             name: "HeraldWebhook",
             dependencies: [
                 "HeraldCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -31,7 +31,7 @@ enum ConfigurationSchema {
     static let eventSource: [String: KeyShape] = ["enabled": .scalar, "keepalive_interval": .scalar, "max_buffered": .scalar, "max_listeners": .scalar]
 
     /// `outbound`.
-    static let outbound: [String: KeyShape] = ["ca_file": .scalar]
+    static let outbound: [String: KeyShape] = ["ca_file": .scalar, "deny": .list, "allow": .list]
 
     /// `delivery`.
     static let delivery: [String: KeyShape] = [

@@ -150,7 +150,8 @@ public struct Intake: Sendable {
 
     /// Validates a registration's token with its provider (§4.2).
     ///
-    /// - Throws: ``IntakeError/Code/unknownProvider`` or ``IntakeError/Code/invalidToken``.
+    /// - Throws: ``IntakeError/Code/unknownProvider``, ``IntakeError/Code/invalidToken`` or
+    ///   ``IntakeError/Code/destinationNotAllowed``.
     public func validateToken(proto: String, _ input: TokenInput) throws(IntakeError) -> NormalizedToken {
         guard !proto.isEmpty, let provider = providers[proto] else { throw .unknownProvider(proto) }
         guard let token = provider.normalizeToken(input),
@@ -158,7 +159,17 @@ public struct Intake: Sendable {
         else {
             throw .invalidToken(proto: proto)
         }
+        try Self.checkDestination(of: token.token, provider: provider)
         return token
+    }
+
+    /// Refuses a token whose host is a literal address the provider's ``DestinationPolicy`` forbids.
+    ///
+    /// Host names are not resolved here: a name may resolve differently when a delivery connects, so the
+    /// provider checks every resolved address then.
+    private static func checkDestination(of token: String, provider: any PushProvider) throws(IntakeError) {
+        guard let policy = provider.destinationPolicy, let authority = provider.destinationHost(of: token) else { return }
+        if let host = policy.refusedLiteralHost(inAuthority: authority) { throw .destinationNotAllowed(host: host) }
     }
 
     /// Registers (or refreshes) a subscriber whose token ``validateToken(proto:_:)`` accepted (§4.2).
@@ -239,6 +250,13 @@ public struct Intake: Sendable {
             guard let token = provider.normalizeToken(TokenInput(token: .string(raw))), token.token.utf8.count <= Self.maxTokenLength else {
                 guard send.invalidTokens == .leaveOut else { throw .invalidToken(proto: send.proto) }
                 logger.info("token left out of a raw send", metadata: ["provider": "\(send.proto)", "origin": "\(send.origin)"])
+                continue
+            }
+            do {
+                try Self.checkDestination(of: token.token, provider: provider)
+            } catch {
+                guard send.invalidTokens == .leaveOut else { throw error }
+                logger.info("forbidden destination left out of a raw send", metadata: ["provider": "\(send.proto)", "origin": "\(send.origin)"])
                 continue
             }
             if seen.insert(token.token).inserted { tokens.append(token.token) }

@@ -11,7 +11,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         // Raw values are metric labels and log text.
         private enum Base: String {
             case invalidRequest = "invalid_request", unknownSubscriber = "unknown_subscriber", unknownProvider = "unknown_provider"
-            case invalidToken = "invalid_token", overloaded, unavailable
+            case invalidToken = "invalid_token", destinationNotAllowed = "destination_not_allowed", overloaded, unavailable
         }
 
         private let base: Base
@@ -28,6 +28,8 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unknownProvider = Code(.unknownProvider)
         /// A token the provider cannot take.
         public static let invalidToken = Code(.invalidToken)
+        /// A token whose destination is a literal address that `outbound.deny`/`allow` forbid.
+        public static let destinationNotAllowed = Code(.destinationNotAllowed)
         /// Too much accepted work is waiting: try again after ``IntakeError/retryAfterSeconds``.
         public static let overloaded = Code(.overloaded)
         /// The store cannot be used; nothing was accepted.
@@ -41,6 +43,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownSubscriber(SubscriberID)
         case unknownProvider(String)
         case invalidToken(proto: String)
+        case destinationNotAllowed(host: String)
         case overloaded(retryAfterSeconds: Int)
         case unavailable
     }
@@ -59,6 +62,8 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func unknownProvider(_ name: String) -> IntakeError { IntakeError(.unknownProvider(name)) }
     /// A token `proto` cannot take.
     public static func invalidToken(proto: String) -> IntakeError { IntakeError(.invalidToken(proto: proto)) }
+    /// A destination whose host is a literal address the provider may not connect to.
+    public static func destinationNotAllowed(host: String) -> IntakeError { IntakeError(.destinationNotAllowed(host: host)) }
     /// The backlog is over its bound.
     public static func overloaded(retryAfterSeconds: Int) -> IntakeError { IntakeError(.overloaded(retryAfterSeconds: retryAfterSeconds)) }
     /// The store cannot be used.
@@ -71,6 +76,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownSubscriber: .unknownSubscriber
         case .unknownProvider: .unknownProvider
         case .invalidToken: .invalidToken
+        case .destinationNotAllowed: .destinationNotAllowed
         case .overloaded: .overloaded
         case .unavailable: .unavailable
         }
@@ -83,6 +89,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownSubscriber(let id): "Unknown subscriber \(id)"
         case .unknownProvider(let name): "Unknown provider \(name)"
         case .invalidToken(let proto): "Invalid token for \(proto)"
+        case .destinationNotAllowed(let host): "Destination not allowed: \(host)"
         case .overloaded: "Too much work is waiting; try again later"
         case .unavailable: "Service Unavailable"
         }

@@ -87,6 +87,7 @@ public struct HeraldApplication: Sendable {
         var built: [any PushProvider] = []
         let environment = ProviderEnvironment(
             extraTrustRootFiles: configuration.outbound.caFile.map { [$0] } ?? [],
+            destinationPolicy: configuration.outbound.destinations,
             logger: logger.child("herald.provider"))
         do {
             for (name, provider) in configuration.providers {

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import HeraldCore
 import NIOSSL
 
 /// Short, secret-free reasons for outbound transport failures, recorded as a delivery outcome's `reason`.
@@ -6,6 +7,13 @@ import NIOSSL
 /// Every AsyncHTTPClient-based provider (webhooks, Web Push, WNS, MPNS, legacy GCM) reports through this one
 /// table, so the feedback log and dead letters use the same words whatever the kind.
 public enum OutboundErrorReason {
+    /// The outcome of a request that got no answer: a destination the egress guard refused is a permanent
+    /// failure counted against its subscriber (`DestinationNotAllowed`); anything else is transient.
+    public static func outcome(for error: any Error) -> DeliveryOutcome {
+        if EgressGuard.isRefusal(error) { return DeliveryOutcome(.subscriberFailure, reason: "DestinationNotAllowed") }
+        return DeliveryOutcome(.transient, reason: describe(error))
+    }
+
     /// A reason for `error` that never includes the URL: a webhook URL, a Web Push endpoint or a WNS channel
     /// is a subscriber's token, and may carry secrets.
     public static func describe(_ error: any Error) -> String {

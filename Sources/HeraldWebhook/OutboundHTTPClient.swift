@@ -40,8 +40,9 @@ public enum OutboundHTTPClient {
     /// A client with `settings` on the shared event loop group, trusting what `tls` trusts; the caller shuts it down.
     ///
     /// It never follows a redirect (pushd-api.md §10): a destination is input from whoever registered or
-    /// configured it, and following a redirect would let it point anywhere.
-    public static func make(_ settings: Settings, tls: TLSConfiguration) -> HTTPClient {
+    /// configured it, and following a redirect would let it point anywhere. With `egress`, every connection
+    /// goes through that guard, which checks the destination's resolved addresses.
+    public static func make(_ settings: Settings, tls: TLSConfiguration, egress: EgressGuard? = nil) -> HTTPClient {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
@@ -50,6 +51,7 @@ public enum OutboundHTTPClient {
         )
         configuration.httpVersion = settings.httpVersion
         configuration.connectionPool.retryConnectionEstablishment = settings.retriesConnectionEstablishment
+        configuration.proxy = egress?.proxy
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 }

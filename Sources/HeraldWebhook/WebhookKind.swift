@@ -11,8 +11,9 @@ public struct WebhookKind: ProviderKind {
     public var name: String { "http" }
 
     /// `connect_timeout` (seconds, default 10), `timeout` (seconds for the whole request, default 30),
-    /// `max_concurrent` (deliveries in flight, default 256), `max_connections_per_host` (default 64).
-    public var optionKeys: Set<String> { ["connect_timeout", "timeout", "max_concurrent", "max_connections_per_host"] }
+    /// `max_concurrent` (deliveries in flight, default 256), `max_connections_per_host` (default 64),
+    /// `deny` and `allow` (address blocks replacing `outbound.deny` and `outbound.allow` for this provider).
+    public var optionKeys: Set<String> { ["connect_timeout", "timeout", "max_concurrent", "max_connections_per_host", "deny", "allow"] }
 
     public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider {
         var settings = WebhookProvider.Settings()
@@ -21,6 +22,7 @@ public struct WebhookKind: ProviderKind {
         if let limit = try options.int("max_concurrent", in: 1...100_000) { settings.maxConcurrentDeliveries = limit }
         if let limit = try options.int("max_connections_per_host", in: 1...10_000) { settings.maxConnectionsPerHost = limit }
         let tls = try options.outboundTLS(environment: environment)
-        return WebhookProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
+        let egress = try await options.egressGuard(environment: environment, connectTimeout: settings.connectTimeout)
+        return WebhookProvider(name: name, settings: settings, tls: tls, egress: egress, logger: environment.logger)
     }
 }

@@ -34,15 +34,21 @@ public struct WebhookProvider: PushProvider {
 
     private let settings: Settings
     private let client: HTTPClient
+    private let egress: EgressGuard?
     private let logger: Logger
 
-    /// Creates a provider with its own HTTP client.
-    public init(name: String, settings: Settings = Settings(), tls: TLSConfiguration, logger: Logger) {
+    /// The most of an answer's body read; the rest is discarded with the connection, so a hostile receiver
+    /// cannot hold a delivery slot or grow memory by answering without end.
+    static let maxAnswerBytes = 64 * 1024
+
+    /// Creates a provider with its own HTTP client, connecting through `egress` when given.
+    public init(name: String, settings: Settings = Settings(), tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger) {
         self.name = name
         self.settings = settings
         self.logger = logger
+        self.egress = egress
         self.client = OutboundHTTPClient.make(
-            .init(connectTimeout: settings.connectTimeout, maxConnectionsPerHost: settings.maxConnectionsPerHost), tls: tls)
+            .init(connectTimeout: settings.connectTimeout, maxConnectionsPerHost: settings.maxConnectionsPerHost), tls: tls, egress: egress)
     }
 
     public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
@@ -56,6 +62,8 @@ public struct WebhookProvider: PushProvider {
     public func destinationHost(of token: String) -> String? {
         DestinationHost.of(token)
     }
+
+    public var destinationPolicy: DestinationPolicy? { egress?.policy }
 
     /// Whether `text` is an absolute `http` or `https` URL with a host.
     static func isWebhookURL(_ text: String) -> Bool {
@@ -91,16 +99,22 @@ public struct WebhookProvider: PushProvider {
         request.body = .bytes(message)
         do {
             let response = try await client.execute(request, timeout: .init(settings.requestTimeout))
-            // The body is not used, but it must be drained so the connection can be reused.
-            for try await _ in response.body {}
+            // The body is not used, but a short one is drained so the connection can be reused; leaving a long
+            // one unread drops the connection instead.
+            var read = 0
+            for try await chunk in response.body {
+                read += chunk.readableBytes
+                if read > Self.maxAnswerBytes { break }
+            }
             return Self.outcome(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"))
         } catch {
-            return DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
+            return OutboundErrorReason.outcome(for: error)
         }
     }
 
     public func shutdown() async {
         try? await client.shutdown()
+        await egress?.close()
     }
 
     /// The webhook answer table (§11.2): 2xx delivered; 408, 429, 5xx transient; anything else a subscriber failure.

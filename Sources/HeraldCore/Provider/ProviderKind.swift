@@ -6,10 +6,17 @@ public struct ProviderEnvironment: Sendable {
     public var extraTrustRootFiles: [String]
     /// The logger providers log with.
     public var logger: Logger
+    /// Where subscriber-supplied destinations may lead (`outbound.deny` and `outbound.allow`); a provider's own
+    /// `deny` or `allow` replaces the list of the same name. Default ``DestinationPolicy/standard``.
+    public var destinationPolicy: DestinationPolicy
 
     /// Creates an environment.
-    public init(extraTrustRootFiles: [String] = [], logger: Logger = Logger(label: "herald.provider")) {
+    public init(
+        extraTrustRootFiles: [String] = [], destinationPolicy: DestinationPolicy = .standard,
+        logger: Logger = Logger(label: "herald.provider")
+    ) {
         self.extraTrustRootFiles = extraTrustRootFiles
+        self.destinationPolicy = destinationPolicy
         self.logger = logger
     }
 }

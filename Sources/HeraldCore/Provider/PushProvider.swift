@@ -125,6 +125,10 @@ public protocol PushProvider: Sendable {
     /// The host a stored token sends to, when ``hasSubscriberDestinations``.
     func destinationHost(of token: String) -> String?
 
+    /// The addresses this provider may connect to for its subscribers, when ``hasSubscriberDestinations``;
+    /// `nil` when it checks none. The intake refuses a token whose host is a forbidden literal address.
+    var destinationPolicy: DestinationPolicy? { get }
+
     /// Reduces a subscriber to the facts this kind renders by.
     func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant
 
@@ -178,6 +182,9 @@ extension PushProvider {
 
     /// Most kinds send to one service.
     public func destinationHost(of token: String) -> String? { nil }
+
+    /// Most kinds send to one configured service, which needs no policy.
+    public var destinationPolicy: DestinationPolicy? { nil }
 
     /// Kinds that do not take prepared payloads refuse them as a message failure.
     public func render(_ payload: PreparedPayload) -> RenderResult<Message> {

@@ -9,6 +9,7 @@ extension APIError {
         case .unknownSubscriber: self = .json(.notFound, error.message)
         case .unknownProvider: self = .invalidValue("proto")
         case .invalidToken: self = .invalidValue("token")
+        case .destinationNotAllowed: self = .badRequest(error.message)
         case .overloaded: self = .overloaded(retryAfterSeconds: error.retryAfterSeconds ?? 1)
         default: self = .unavailable
         }

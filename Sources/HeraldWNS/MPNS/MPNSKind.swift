@@ -18,9 +18,10 @@ public struct MPNSKind: ProviderKind {
 
     /// `type` (default toast), `param_template`, `tile_mapping` (required for tiles), `endpoint` (a simulator or
     /// proxy whose channel URLs are also accepted), `timeout` (seconds per request, default 30), `max_concurrent`
-    /// (default 256); `ca_file` is common to all kinds.
+    /// (default 256), `deny` and `allow` (address blocks replacing `outbound.deny` and `outbound.allow` for this
+    /// provider's channels); `ca_file` is common to all kinds.
     public var optionKeys: Set<String> {
-        ["type", "param_template", "tile_mapping", "endpoint", "timeout", "max_concurrent"]
+        ["type", "param_template", "tile_mapping", "endpoint", "timeout", "max_concurrent", "deny", "allow"]
     }
 
     public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider {
@@ -52,6 +53,7 @@ public struct MPNSKind: ProviderKind {
         }
         settings.http = try options.providerHTTPSettings()
         let tls = try options.outboundTLS(environment: environment)
-        return MPNSProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
+        let egress = try await options.egressGuard(environment: environment, connectTimeout: settings.http.connectTimeout)
+        return MPNSProvider(name: name, settings: settings, tls: tls, egress: egress, logger: environment.logger)
     }
 }

@@ -41,13 +41,17 @@ public struct MPNSProvider: PushProvider {
     private let client: HTTPClient
     private let logger: Logger
 
-    /// Creates a provider with its own HTTP client; `tls` is the client configuration (trust roots).
-    public init(name: String, settings: Settings, tls: TLSConfiguration, logger: Logger) {
+    private let egress: EgressGuard?
+
+    /// Creates a provider with its own HTTP client; `tls` is the client configuration (trust roots); channels are
+    /// reached through `egress` when given.
+    public init(name: String, settings: Settings, tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger) {
         self.name = name
         self.settings = settings
         self.renderer = MPNSRenderer(type: settings.type, paramTemplate: settings.paramTemplate, tileMapping: settings.tileMapping)
         self.channelRule = ChannelURLRule(serviceDomain: "notify.live.net", alternateOrigin: settings.endpoint)
-        self.client = settings.http.makeClient(tls: tls)
+        self.client = settings.http.makeClient(tls: tls, egress: egress)
+        self.egress = egress
         var logger = logger
         logger[metadataKey: "provider"] = "\(name)"
         self.logger = logger
@@ -73,6 +77,8 @@ public struct MPNSProvider: PushProvider {
     public func destinationHost(of token: String) -> String? {
         DestinationHost.of(token)
     }
+
+    public var destinationPolicy: DestinationPolicy? { egress?.policy }
 
     public func send(_ message: MPNSMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
         var request = HTTPClientRequest(url: target.token)
@@ -102,11 +108,12 @@ public struct MPNSProvider: PushProvider {
             }
             return outcome
         } catch {
-            return DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
+            return OutboundErrorReason.outcome(for: error)
         }
     }
 
     public func shutdown() async {
         try? await client.shutdown()
+        await egress?.close()
     }
 }

@@ -16,10 +16,12 @@ public struct ProviderHTTPSettings: Sendable {
     /// The defaults.
     public init() {}
 
-    /// A client with these settings trusting `tls`'s roots; it never follows redirects (pushd-api.md §10).
-    func makeClient(tls: TLSConfiguration) -> HTTPClient {
+    /// A client with these settings trusting `tls`'s roots, connecting through `egress` when given; it never
+    /// follows redirects (pushd-api.md §10).
+    func makeClient(tls: TLSConfiguration, egress: EgressGuard? = nil) -> HTTPClient {
         // WNS speaks HTTP/1.1 only (providers.md §0).
         OutboundHTTPClient.make(
-            .init(connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, httpVersion: .http1Only), tls: tls)
+            .init(connectTimeout: connectTimeout, maxConnectionsPerHost: maxConnectionsPerHost, httpVersion: .http1Only), tls: tls,
+            egress: egress)
     }
 }

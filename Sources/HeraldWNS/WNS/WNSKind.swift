@@ -23,11 +23,13 @@ public struct WNSKind: ProviderKind {
 
     /// `type` (default toast), `client_id`, `client_secret` or `client_secret_file`, `token_endpoint` (default
     /// ``defaultTokenEndpoint``), `launch_template`, `tile_mapping` (accepted for rs/pushd configurations, unused),
-    /// `timeout` (seconds per request, default 30), `max_concurrent` (default 256); `ca_file` is common to all kinds.
+    /// `timeout` (seconds per request, default 30), `max_concurrent` (default 256), `deny` and `allow` (address
+    /// blocks replacing `outbound.deny` and `outbound.allow` for this provider's channels); `ca_file` is common to
+    /// all kinds.
     public var optionKeys: Set<String> {
         [
             "type", "client_id", "client_secret", "client_secret_file", "token_endpoint", "launch_template", "tile_mapping",
-            "timeout", "max_concurrent",
+            "timeout", "max_concurrent", "deny", "allow",
         ]
     }
 
@@ -57,6 +59,7 @@ public struct WNSKind: ProviderKind {
         }
         settings.http = try options.providerHTTPSettings()
         let tls = try options.outboundTLS(environment: environment)
-        return WNSProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
+        let egress = try await options.egressGuard(environment: environment, connectTimeout: settings.http.connectTimeout)
+        return WNSProvider(name: name, settings: settings, tls: tls, egress: egress, logger: environment.logger)
     }
 }

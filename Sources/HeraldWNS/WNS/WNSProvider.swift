@@ -43,25 +43,33 @@ public struct WNSProvider: PushProvider {
     private let settings: Settings
     private let renderer: WNSRenderer
     private let channelRule: ChannelURLRule
+    /// Posts to channel URIs, through `egress` when there is one.
     private let client: HTTPClient
+    /// Fetches access tokens from the configured endpoint, which no subscriber chose, so never through `egress`:
+    /// an `allow` list for channels must not cut Herald off from its token endpoint.
+    private let tokenClient: HTTPClient?
     private let tokens: WNSAccessTokenSource
+    private let egress: EgressGuard?
     private let logger: Logger
 
-    /// Creates a provider with its own HTTP client; `tls` is the client configuration (trust roots).
-    public init(name: String, settings: Settings, tls: TLSConfiguration, logger: Logger) {
+    /// Creates a provider with its own HTTP client; `tls` is the client configuration (trust roots); channels are
+    /// reached through `egress` when given.
+    public init(name: String, settings: Settings, tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger) {
         self.name = name
         self.settings = settings
         self.renderer = WNSRenderer(type: settings.type, launchTemplate: settings.launchTemplate)
         self.channelRule = ChannelURLRule(
             serviceDomain: "notify.windows.com",
             alternateOrigin: settings.tokenEndpointConfigured ? ChannelOrigin(url: settings.tokenEndpoint) : nil)
-        self.client = settings.http.makeClient(tls: tls)
+        self.client = settings.http.makeClient(tls: tls, egress: egress)
+        self.tokenClient = egress == nil ? nil : settings.http.makeClient(tls: tls)
+        self.egress = egress
         var logger = logger
         logger[metadataKey: "provider"] = "\(name)"
         self.logger = logger
         self.tokens = WNSAccessTokenSource(
             credentials: .init(clientID: settings.clientID, clientSecret: settings.clientSecret, endpoint: settings.tokenEndpoint),
-            client: client,
+            client: tokenClient ?? client,
             timeout: settings.http.requestTimeout,
             logger: logger)
     }
@@ -78,6 +86,8 @@ public struct WNSProvider: PushProvider {
     public func destinationHost(of token: String) -> String? {
         DestinationHost.of(token)
     }
+
+    public var destinationPolicy: DestinationPolicy? { egress?.policy }
 
     public func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant {
         renderer.variant(lang: lang, silent: silent, badge: badge)
@@ -154,11 +164,13 @@ public struct WNSProvider: PushProvider {
             }
             return outcome
         } catch {
-            return DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
+            return OutboundErrorReason.outcome(for: error)
         }
     }
 
     public func shutdown() async {
         try? await client.shutdown()
+        try? await tokenClient?.shutdown()
+        await egress?.close()
     }
 }

@@ -24,11 +24,12 @@ public struct WebPushKind: ProviderKind {
     /// - `ca_file`: an extra trust root for the push services' TLS;
     /// - `ttl`: `TTL` in seconds for events without `ttl`/`expiration` (default 86400, one day);
     /// - `timeout`: seconds for a whole request (default 30); `connect_timeout`: seconds to connect (default 10);
-    /// - `max_concurrent`: deliveries in flight (default 256); `max_connections_per_host` (default 64).
+    /// - `max_concurrent`: deliveries in flight (default 256); `max_connections_per_host` (default 64);
+    /// - `deny`, `allow`: address blocks replacing `outbound.deny` and `outbound.allow` for this provider's endpoints.
     public var optionKeys: Set<String> {
         [
             "vapid_subject", "vapid_private_key_file", "vapid_private_key", "ca_file", "ttl",
-            "timeout", "connect_timeout", "max_concurrent", "max_connections_per_host",
+            "timeout", "connect_timeout", "max_concurrent", "max_connections_per_host", "deny", "allow",
         ]
     }
 
@@ -48,7 +49,13 @@ public struct WebPushKind: ProviderKind {
         if let limit = try options.int("max_connections_per_host", in: 1...10_000) { settings.maxConnectionsPerHost = limit }
 
         let tls = try options.outboundTLS(environment: environment)
-        return try await WebPushProvider(name: name, settings: settings, key: key, tls: tls, logger: environment.logger)
+        let egress = try await options.egressGuard(environment: environment, connectTimeout: settings.connectTimeout)
+        do {
+            return try await WebPushProvider(name: name, settings: settings, key: key, tls: tls, egress: egress, logger: environment.logger)
+        } catch {
+            await egress?.close()
+            throw error
+        }
     }
 
     /// The key from `vapid_private_key_file` or `vapid_private_key` (exactly one of them).

@@ -49,17 +49,21 @@ public struct WebPushProvider: PushProvider, WebPushApplicationServer {
     private let renderer: WebPushRenderer
     private let vapid: VAPIDTokenCache
     private let client: HTTPClient
+    private let egress: EgressGuard?
     private let logger: Logger
 
-    /// Creates a provider signing with `key`, with its own HTTP client using `tls`.
-    public init(name: String, settings: Settings, key: VAPIDKey, tls: TLSConfiguration, logger: Logger) async throws {
+    /// Creates a provider signing with `key`, with its own HTTP client using `tls`, connecting through `egress` when given.
+    public init(
+        name: String, settings: Settings, key: VAPIDKey, tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger
+    ) async throws {
         self.name = name
         self.settings = settings
         self.renderer = WebPushRenderer(defaultTTL: settings.defaultTTL)
         self.vapid = try await VAPIDTokenCache(key: key, subject: settings.subject)
         self.logger = logger
+        self.egress = egress
         self.client = OutboundHTTPClient.make(
-            .init(connectTimeout: settings.connectTimeout, maxConnectionsPerHost: settings.maxConnectionsPerHost), tls: tls)
+            .init(connectTimeout: settings.connectTimeout, maxConnectionsPerHost: settings.maxConnectionsPerHost), tls: tls, egress: egress)
     }
 
     public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
@@ -77,6 +81,8 @@ public struct WebPushProvider: PushProvider, WebPushApplicationServer {
     public func destinationHost(of token: String) -> String? {
         WebPushSubscription(storedToken: token).flatMap { DestinationHost.of($0.endpoint) }
     }
+
+    public var destinationPolicy: DestinationPolicy? { egress?.policy }
 
     public func send(_ message: WebPushMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
         guard let subscription = WebPushSubscription(storedToken: target.token) else {
@@ -134,5 +140,6 @@ public struct WebPushProvider: PushProvider, WebPushApplicationServer {
 
     public func shutdown() async {
         try? await client.shutdown()
+        await egress?.close()
     }
 }

@@ -13,6 +13,7 @@ import NIOSSL
 /// | 429, 406 (Edge/WNS throttling), 5xx | transient, honouring `Retry-After` |
 /// | 400, 401, 403, other 4xx, 3xx | subscriber failure: counted; Herald sends well-formed requests, so what is wrong is the subscription (a 401/403 usually means it was made for another VAPID key, or for another origin) |
 /// | transport errors (refused, reset, TLS, timeout) | transient |
+/// | an endpoint the egress guard refused (`outbound.deny`/`allow`) | subscriber failure (`DestinationNotAllowed`) |
 public enum WebPushResponseTable {
     /// The outcome of an answer with `status`, its error `body` (JSON of any service's shape, or nothing) and its
     /// `Retry-After` header.
@@ -34,7 +35,7 @@ public enum WebPushResponseTable {
 
     /// The outcome of a request that got no answer.
     public static func outcome(for error: any Error) -> DeliveryOutcome {
-        DeliveryOutcome(.transient, reason: OutboundErrorReason.describe(error))
+        OutboundErrorReason.outcome(for: error)
     }
 
     /// `HTTP <status>`, plus the service's own reason when its body names one: Apple's `{"reason":…}`, Mozilla's
