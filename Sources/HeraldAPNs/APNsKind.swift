@@ -22,14 +22,15 @@ public struct APNsKind: ProviderKind {
     }
 
     public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider {
-        let sandbox: Bool
+        let apnsEnvironment: APNsEnvironment
         switch try options.string("environment") ?? "production" {
-        case "production": sandbox = false
-        case "sandbox", "development": sandbox = true
+        case "production": apnsEnvironment = .production
+        case "sandbox", "development": apnsEnvironment = .sandbox
         case let other: throw ConfigurationError(key: options.keyPath("environment"), "expected production or sandbox, got \"\(other)\"")
         }
-        var host = sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com"
+        var host = apnsEnvironment.host
         var port = 443
+        let endpointConfigured = options.contains("endpoint")
         if let endpoint = try options.string("endpoint") {
             guard let components = URLComponents(string: endpoint), components.scheme == "https", let endpointHost = components.host else {
                 throw ConfigurationError(key: options.keyPath("endpoint"), "expected an https URL, got \"\(endpoint)\"")
@@ -82,6 +83,7 @@ public struct APNsKind: ProviderKind {
         var settings = APNsProvider.Settings(topic: topic, authority: port == 443 ? host : "\(host):\(port)")
         if let limit = try options.int("max_concurrent", in: 1...1_000_000) { settings.maxConcurrentDeliveries = limit }
         if let timeout = try options.duration("request_timeout", minimum: .milliseconds(1)) { settings.requestTimeout = timeout }
+        settings.environment = apnsEnvironment
         let renderer = APNsPayloadRenderer(
             payloadFilter: try options.stringList("payload_filter").map(Set.init),
             defaultCategory: try options.string("category"),
@@ -93,6 +95,14 @@ public struct APNsKind: ProviderKind {
         if let limit = try options.int("max_streams_per_connection", in: 1...100_000) { poolConfiguration.maxConcurrentStreamsPerConnection = limit }
         poolConfiguration.streamDeadline = settings.requestTimeout
         let pool = HTTP2ConnectionPool(configuration: poolConfiguration, logger: environment.logger)
-        return APNsProvider(name: name, settings: settings, renderer: renderer, pool: pool, token: token, logger: environment.logger)
+        var otherPool: HTTP2ConnectionPool?
+        if !endpointConfigured {
+            var other = poolConfiguration
+            other.host = apnsEnvironment.other.host
+            otherPool = HTTP2ConnectionPool(configuration: other, logger: environment.logger)
+        }
+        return APNsProvider(
+            name: name, settings: settings, renderer: renderer, pool: pool, otherEnvironmentPool: otherPool, token: token,
+            logger: environment.logger)
     }
 }

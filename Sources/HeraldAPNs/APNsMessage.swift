@@ -17,6 +17,8 @@ public struct APNsMessage: Sendable, Equatable {
     public var topic: String?
     /// `apns-id` instead of a generated one (a prepared payload's own header).
     public var requestID: String?
+    /// The environment to send to instead of the provider's (a prepared payload's `herald-apns-environment`).
+    public var environment: APNsEnvironment?
     /// The header fields above (with the provider's topic and token), built once per rendered message by the provider.
     var preparedHeaders: HTTP2PreparedHeaders?
     /// The `authorization` value in ``preparedHeaders``, if any.

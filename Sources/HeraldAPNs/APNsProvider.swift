@@ -17,6 +17,8 @@ public struct APNsProvider: PushProvider {
         public var maxConcurrentDeliveries = 2000
         /// Deadline of each request.
         public var requestTimeout: Duration = .seconds(30)
+        /// The environment the provider's pool sends to (`environment`). Default production.
+        public var environment: APNsEnvironment = .production
 
         /// Creates settings.
         public init(topic: String?, authority: String) {
@@ -35,17 +37,26 @@ public struct APNsProvider: PushProvider {
     private let settings: Settings
     private let renderer: APNsPayloadRenderer
     private let pool: HTTP2ConnectionPool
+    /// The other environment's host, for notifications that ask for it; `nil` when an `endpoint` replaces
+    /// Apple's hosts, which then receives everything (compat.md §6.4). No connection opens until one is sent.
+    private let otherEnvironmentPool: HTTP2ConnectionPool?
     /// `nil` with certificate authentication.
     private let token: APNsProviderToken?
     private let requestIDs = APNsRequestIDGenerator()
     private let logger: Logger
 
-    /// Creates a provider sending through `pool`, authenticated by `token` (or by the pool's client certificate).
-    public init(name: String, settings: Settings, renderer: APNsPayloadRenderer, pool: HTTP2ConnectionPool, token: APNsProviderToken?, logger: Logger) {
+    /// Creates a provider sending through `pool`, authenticated by `token` (or by the pool's client certificate);
+    /// notifications for the environment other than `settings.environment` go through `otherEnvironmentPool`
+    /// when there is one.
+    public init(
+        name: String, settings: Settings, renderer: APNsPayloadRenderer, pool: HTTP2ConnectionPool,
+        otherEnvironmentPool: HTTP2ConnectionPool? = nil, token: APNsProviderToken?, logger: Logger
+    ) {
         self.name = name
         self.settings = settings
         self.renderer = renderer
         self.pool = pool
+        self.otherEnvironmentPool = otherEnvironmentPool
         self.token = token
         self.logger = logger
     }
@@ -68,7 +79,8 @@ public struct APNsProvider: PushProvider {
 
     /// An APNs payload as the sender made it (compat.md §1.2): the JSON body, and `apns-push-type`,
     /// `apns-priority`, `apns-expiration`, `apns-collapse-id`, `apns-topic` and `apns-id` from its
-    /// headers. Without a push type or priority header, both are derived from the `aps` object:
+    /// headers, and the environment from ``PreparedPayload/apnsEnvironmentHeader``. Without a push type or priority header,
+    /// both are derived from the `aps` object:
     /// `alert`, `sound` or `badge` → `alert`, 10; otherwise `content-available` → `background`, 5;
     /// otherwise `alert`, 5. A `background` notification is always sent with priority 5.
     public func render(_ payload: PreparedPayload) -> RenderResult<APNsMessage> {
@@ -91,6 +103,7 @@ public struct APNsProvider: PushProvider {
             expiration: payload.integerHeader("apns-expiration") ?? payload.expiration, collapseID: payload.headers["apns-collapse-id"])
         message.topic = payload.headers["apns-topic"]
         message.requestID = payload.headers["apns-id"]
+        message.environment = payload.headers[PreparedPayload.apnsEnvironmentHeader].flatMap(APNsEnvironment.init(rawValue:))
         let authorization = token?.cachedAuthorization()
         message.preparedHeaders = preparedHeaders(for: message, authorization: authorization)
         message.preparedAuthorization = authorization
@@ -150,6 +163,7 @@ public struct APNsProvider: PushProvider {
             return
         }
         pool.resetConnections()
+        otherEnvironmentPool?.resetConnections()
         await sendBatch(deliveries, indices: retry, report: report)
     }
 
@@ -157,11 +171,31 @@ public struct APNsProvider: PushProvider {
         await sendAsBatch(message, to: target)
     }
 
-    /// Sends `deliveries[indices]` through the pool, reporting outcomes by index in `deliveries`.
+    /// Sends `deliveries[indices]`, each through the pool of its environment, reporting outcomes by index in
+    /// `deliveries`.
     private func sendBatch(
         _ deliveries: [(message: APNsMessage, target: DeliveryTarget)], indices: [Int],
         report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
     ) async {
+        guard let otherEnvironmentPool else {
+            return await sendBatch(deliveries, indices: indices, through: pool, report: report)
+        }
+        let elsewhere = indices.filter { deliveries[$0].message.environment.map { $0 != settings.environment } ?? false }
+        guard !elsewhere.isEmpty else {
+            return await sendBatch(deliveries, indices: indices, through: pool, report: report)
+        }
+        let here = indices.filter { deliveries[$0].message.environment.map { $0 == settings.environment } ?? true }
+        async let sentHere: Void = sendBatch(deliveries, indices: here, through: pool, report: report)
+        await sendBatch(deliveries, indices: elsewhere, through: otherEnvironmentPool, report: report)
+        await sentHere
+    }
+
+    /// Sends `deliveries[indices]` through `pool`, reporting outcomes by index in `deliveries`.
+    private func sendBatch(
+        _ deliveries: [(message: APNsMessage, target: DeliveryTarget)], indices: [Int], through pool: HTTP2ConnectionPool,
+        report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
+    ) async {
+        guard !indices.isEmpty else { return }
         var authorization: String?
         if let token {
             do {
@@ -240,6 +274,7 @@ public struct APNsProvider: PushProvider {
 
     public func shutdown() async {
         await pool.shutdown()
+        await otherEnvironmentPool?.shutdown()
     }
 }
 

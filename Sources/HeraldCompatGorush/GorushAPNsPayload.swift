@@ -74,6 +74,12 @@ enum GorushAPNsPayload {
         default: break
         }
         if let pushType = notification.nonEmpty("push_type") { headers["apns-push-type"] = pushType }
+        // gorush picks its production client first, then its development one, else the configured default.
+        if notification.bool("production") {
+            headers[PreparedPayload.apnsEnvironmentHeader] = "production"
+        } else if notification.bool("development") {
+            headers[PreparedPayload.apnsEnvironmentHeader] = "sandbox"
+        }
         return PreparedPayload(
             body: writer.text, headers: headers, expiration: nil, label: "gorush", reference: notification.notificationID)
     }

@@ -47,7 +47,7 @@ import Testing
             let body = """
                 {"notifications":[
                   {"tokens":["\(APNsTestBed.token(1))","\(APNsTestBed.token(2))"],"platform":1,"message":"Hello World iOS!","badge":0,
-                   "sound":"default","data":{"k":"v","n":1},"collapse_id":"c1","priority":"normal"},
+                   "sound":"default","data":{"k":"v","n":1},"collapse_id":"c1","priority":"normal","development":true},
                   {"tokens":["\(Self.fcmToken)"],"platform":2,"title":"Hello Android","message":"Hello World Android!",
                    "data":{"k":"v","n":1,"o":{"a":true}},"priority":"high"},
                   {"tokens":["x"],"platform":3,"message":"Huawei"}
@@ -64,6 +64,8 @@ import Testing
             #expect(sent.header("apns-priority") == "5")
             #expect(sent.header("apns-push-type") == "alert")
             #expect(sent.header("apns-collapse-id") == "c1")
+            // `development` picks the sandbox host, which the configured endpoint replaces; it is never a header.
+            #expect(!sent.headers.contains { $0.name.hasPrefix("herald-") })
 
             try await eventually { fcm.simulator.acceptedCount == 1 }
             let message = try #require(fcm.simulator.accepted().first)

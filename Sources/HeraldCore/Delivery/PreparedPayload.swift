@@ -7,7 +7,13 @@ public struct PreparedPayload: Sendable, Hashable, Codable {
     /// The request body as the provider sends it (JSON for APNs, FCM and webhooks; XML for WNS and MPNS).
     public var body: String
     /// Provider headers, lower-cased names (`apns-topic`, `apns-push-type`, `x-wns-type`, ...).
+    ///
+    /// Names beginning with `herald-` direct Herald's provider (``apnsEnvironmentHeader``) and are never sent.
     public var headers: [String: String]
+
+    /// Sends an APNs notification to the environment its value names (`production` or `sandbox`) instead of
+    /// the provider's, as gorush's `production`/`development` and suj-pusher's `development` ask.
+    public static let apnsEnvironmentHeader = "herald-apns-environment"
     /// Unix seconds after which it must not be delivered (`nil`: no limit).
     public var expiration: Int64?
     /// The event name it counts under in dead-letter filters and logs (the front-end's own label).
