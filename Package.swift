@@ -371,6 +371,10 @@ let package = Package(
         .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore"]),
         .testTarget(name: "HeraldPipelineTests", dependencies: ["HeraldPipeline", "HeraldCore", "HeraldStore"]),
         .testTarget(
+            name: "HeraldIntakeTests",
+            dependencies: ["HeraldIntake", "HeraldConfiguration", "HeraldCore", .product(name: "Metrics", package: "swift-metrics")]
+        ),
+        .testTarget(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",

@@ -15,6 +15,7 @@ struct ApnsMSError: Error, Sendable, Equatable {
         case decoding(GoJSONError)
         case invalidAlert
         case queueFull
+        case rateLimited(retryAfterSeconds: Int)
         case tokenNotHex
         case tokenLength(Int)
         case identifierNotHex
@@ -48,6 +49,8 @@ struct ApnsMSError: Error, Sendable, Equatable {
     static let invalidAlert = ApnsMSError(.invalidAlert)
     /// Check 4: the intake is overloaded.
     static let queueFull = ApnsMSError(.queueFull)
+    /// The source is over `server.rate_limit.publish`: apns-ms's own overload answer (check 4's), plus `Retry-After`.
+    static func rateLimited(retryAfterSeconds: Int) -> ApnsMSError { ApnsMSError(.rateLimited(retryAfterSeconds: retryAfterSeconds)) }
     /// Check 5.
     static let tokenNotHex = ApnsMSError(.tokenNotHex)
     /// Check 6, with the token's length in bytes.
@@ -79,7 +82,7 @@ struct ApnsMSError: Error, Sendable, Equatable {
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .unauthorized: .forbidden
-        case .queueFull: .serviceUnavailable
+        case .queueFull, .rateLimited: .serviceUnavailable
         case .internalError: .internalServerError
         default: .conflict
         }
@@ -94,7 +97,7 @@ struct ApnsMSError: Error, Sendable, Equatable {
         case .missingData: "Notification data is missing"
         case .decoding(let error): error.message
         case .invalidAlert: "apns/notification: Invalid alert dictionary format"
-        case .queueFull: "apns: Queue is full, dismissing command"
+        case .queueFull, .rateLimited: "apns: Queue is full, dismissing command"
         case .tokenNotHex: "apns/notification: Device token should be hex encoded 32 bytes long binary string"
         case .tokenLength(let bytes): "apns/notification: Device token length is \(bytes) bytes but should be 32 bytes"
         case .identifierNotHex: "apns/notification: Notification identifier should be hex encoded 4 bytes long binary string"
@@ -109,7 +112,8 @@ struct ApnsMSError: Error, Sendable, Equatable {
     }
 
     /// The answer: Go's plain-text 404, else `{"error":"<text>"}` (an empty body for 405) as
-    /// `application/json; charset=utf8`.
+    /// `application/json; charset=utf8`; a rate-limit refusal adds `Retry-After`, which apns-ms
+    /// clients ignore and others can use.
     var response: Response {
         if kind == .notFound {
             return Response(
@@ -123,6 +127,8 @@ struct ApnsMSError: Error, Sendable, Equatable {
         writer.key("error")
         writer.string(text)
         writer.endObject()
-        return ApnsMSResponse.json(status, writer.text)
+        var response = ApnsMSResponse.json(status, writer.text)
+        if case .rateLimited(let seconds) = kind { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 }

@@ -11,7 +11,8 @@ import ServiceLifecycle
 /// A notification becomes one raw send of a prepared APNs payload with a single attempt, whose
 /// first answer (or 202 after 5 s) is the client's answer; the dead tokens APNs reports are handed
 /// to `GET /expired-devices` once each. The port is checked by source address only:
-/// `server.acl.publish` (compat.md §1.1).
+/// `server.acl.publish` (compat.md §1.1); notifications are limited per source address by
+/// `server.rate_limit.publish`.
 public struct ApnsMSFrontEnd: FrontEndKind {
     /// `apns-ms`: the origin of its sends in feedback, dead letters and metrics.
     public var name: String { "apns-ms" }
@@ -33,7 +34,7 @@ public struct ApnsMSFrontEnd: FrontEndKind {
         let responder = ApnsMSResponder(
             notification: ApnsMSNotificationRoute(intake: intake, provider: settings.provider, origin: origin, logger: logger),
             expiredDevices: ApnsMSExpiredDevicesRoute(store: intake.store, origin: origin, logger: logger),
-            acl: acl)
+            acl: acl, rateLimiter: context.rateLimiter)
         let bound = context.bound
         let port = settings.port
         let application = Application(

@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// Registrations become subscribers of the configured provider subscribed to the event named by
 /// their group; notifications become one durable publish of a prepared APNs payload to the distinct
 /// devices of that provider in any listed group. Both ports are checked by source address only:
-/// `server.acl.register` and `server.acl.publish` (compat.md §1.1).
+/// `server.acl.register` and `server.acl.publish` (compat.md §1.1), and limited per source
+/// address by `server.rate_limit.register` and `.publish`.
 public struct ChoominatorFrontEnd: FrontEndKind {
     /// `choominator`: the origin of its sends in feedback, dead letters and metrics.
     public var name: String { "choominator" }
@@ -39,12 +40,12 @@ public struct ChoominatorFrontEnd: FrontEndKind {
             ChoominatorPortService(
                 addresses: try ChoominatorAddresses.resolve(settings.host, port: settings.registrationPort, key: hostKey),
                 handler: ChoominatorRegistrar(intake: intake, provider: settings.provider, logger: logger),
-                acl: registerACL, metrics: metrics, rejections: rejections, logger: logger,
+                acl: registerACL, realm: .register, rateLimiter: context.rateLimiter, metrics: metrics, rejections: rejections, logger: logger,
                 onBound: { bound("choominator.registration", $0) }),
             ChoominatorPortService(
                 addresses: try ChoominatorAddresses.resolve(settings.host, port: settings.notificationPort, key: hostKey),
                 handler: ChoominatorPublisher(intake: intake, provider: settings.provider, origin: DeliveryOrigin(name), logger: logger),
-                acl: publishACL, metrics: metrics, rejections: rejections, logger: logger,
+                acl: publishACL, realm: .publish, rateLimiter: context.rateLimiter, metrics: metrics, rejections: rejections, logger: logger,
                 onBound: { bound("choominator.notification", $0) }),
         ]
     }

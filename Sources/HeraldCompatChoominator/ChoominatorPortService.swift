@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldIntake
 import Logging
 import NIOCore
 import NIOPosix
@@ -16,6 +17,10 @@ struct ChoominatorPortService<Handler: ChoominatorHandler>: Service, CustomStrin
     let handler: Handler
     /// The source addresses allowed (`server.acl.register` or `.publish`); `nil`: everyone.
     let acl: AccessList?
+    /// The port's realm: `register` for registrations, `publish` for notifications.
+    let realm: Realm
+    /// The node's per-client limits; a datagram over its source's limit in ``realm`` is dropped.
+    let rateLimiter: RateLimiter
     let metrics: ChoominatorMetrics
     let rejections: ChoominatorRejectionLog
     let logger: Logger
@@ -77,13 +82,15 @@ struct ChoominatorPortService<Handler: ChoominatorHandler>: Service, CustomStrin
             }
     }
 
-    /// Checks the source, hands the datagram over, and counts (and logs) what became of it.
+    /// Checks the source and its rate limit, hands the datagram over, and counts (and logs) what became of it.
     func receive(_ datagram: ByteBuffer, from address: SocketAddress) async {
         let source = address.ipAddress ?? "\(address)"
         do throws(ChoominatorRejection) {
             if let acl {
                 guard let ip = IPAddress(source), acl.allows(ip) else { throw .unauthorized }
             }
+            // Before the JSON is read: a flood is dropped at the least cost.
+            guard rateLimiter.admit(realm, client: RateLimitClient(address: address.ipAddress)).isAdmitted else { throw .rateLimited }
             let result = try await handler.handle(datagram)
             metrics.acted(port: handler.port, result: result)
         } catch {

@@ -5,6 +5,7 @@ import HeraldIntake
 struct ChoominatorRejection: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Kind: Equatable {
         case unauthorized
+        case rateLimited
         case malformedJSON
         case notAnObject
         case unknownKey(String)
@@ -26,6 +27,8 @@ struct ChoominatorRejection: Error, Sendable, Equatable, CustomStringConvertible
 
     /// The source address is not in the port's ACL.
     static let unauthorized = ChoominatorRejection(.unauthorized)
+    /// The source is over its rate limit in the port's realm (`server.rate_limit`).
+    static let rateLimited = ChoominatorRejection(.rateLimited)
     /// Not strict UTF-8 JSON.
     static let malformedJSON = ChoominatorRejection(.malformedJSON)
     /// JSON whose root is not an object.
@@ -53,6 +56,7 @@ struct ChoominatorRejection: Error, Sendable, Equatable, CustomStringConvertible
     var reason: String {
         switch kind {
         case .unauthorized: "unauthorized"
+        case .rateLimited: "rate_limited"
         case .malformedJSON: "malformed_json"
         case .notAnObject: "not_an_object"
         case .unknownKey: "unknown_key"
@@ -71,6 +75,7 @@ struct ChoominatorRejection: Error, Sendable, Equatable, CustomStringConvertible
     var message: String {
         switch kind {
         case .unauthorized: "source address not allowed"
+        case .rateLimited: "too many datagrams from this source"
         case .malformedJSON: "Erroneus data: not a JSON text"
         case .notAnObject: "Erroneus data: the root is not an object"
         case .unknownKey(let key): "unknown key \"\(key)\""

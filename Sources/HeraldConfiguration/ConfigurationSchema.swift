@@ -11,6 +11,12 @@ enum ConfigurationSchema {
     /// `server.acl`: one address list per realm.
     static let acl: [String: KeyShape] = Dictionary(uniqueKeysWithValues: Realm.allCases.map { ($0.rawValue, KeyShape.list) })
 
+    /// One realm under `server.rate_limit`.
+    static let rateLimit: [String: KeyShape] = ["rate": .scalar, "burst": .scalar]
+
+    /// `server.rate_limit`: one token bucket per client, per realm.
+    static let rateLimits: [String: KeyShape] = Dictionary(uniqueKeysWithValues: Realm.allCases.map { ($0.rawValue, KeyShape.section(rateLimit)) })
+
     /// `server`.
     static let server: [String: KeyShape] = [
         "http": .section(endpoint),
@@ -22,6 +28,7 @@ enum ConfigurationSchema {
         "idle_timeout": .scalar,
         "auth": .entries(.section(user)),
         "acl": .section(acl),
+        "rate_limit": .section(rateLimits),
     ]
 
     /// `log`.

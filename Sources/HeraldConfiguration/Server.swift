@@ -17,6 +17,8 @@ extension HeraldConfiguration {
         ///
         /// Entries are only checked to be non-empty here; the server parses them with the access-list type.
         public var acl: [Realm: [String]]
+        /// A token bucket per client for each realm named (`server.rate_limit`); default none: realms not named are not limited.
+        public var rateLimit: [Realm: RateLimit]
         /// How long a client may take to send a request's head, from connecting or from the previous
         /// answer (`server.header_timeout`, seconds); default 10 s. A slower client is disconnected.
         public var headerTimeout: Duration
@@ -36,7 +38,8 @@ extension HeraldConfiguration {
             acl: [Realm: [String]] = [:],
             headerTimeout: Duration = .seconds(10),
             bodyTimeout: Duration = .seconds(30),
-            idleTimeout: Duration = .seconds(60)
+            idleTimeout: Duration = .seconds(60),
+            rateLimit: [Realm: RateLimit] = [:]
         ) {
             self.http = http
             self.udp = udp
@@ -47,6 +50,7 @@ extension HeraldConfiguration {
             self.headerTimeout = headerTimeout
             self.bodyTimeout = bodyTimeout
             self.idleTimeout = idleTimeout
+            self.rateLimit = rateLimit
         }
 
         /// Reads `server`, or the defaults when it is absent.
@@ -87,6 +91,9 @@ extension HeraldConfiguration {
                     }
                     self.acl[realm] = entries.map { $0.trimmingWhitespace() }
                 }
+            }
+            if let rateLimit = try section.section("rate_limit") {
+                self.rateLimit = try RateLimit.limits(section: rateLimit)
             }
         }
     }

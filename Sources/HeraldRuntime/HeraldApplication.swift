@@ -68,7 +68,11 @@ public struct HeraldApplication: Sendable {
         self.logger = logger
         let server = configuration.server
 
-        let authorizer = try Authorizer(server: server)
+        let metrics = ServerMetrics()
+        self.metrics = metrics
+        // One limiter for every door of this node, so a client has one bucket per realm whichever it uses.
+        let rateLimiter = RateLimiter(limits: server.rateLimit, metricsFactory: metrics.factory)
+        let authorizer = try Authorizer(server: server, rateLimiter: rateLimiter)
 
         let store: any HeraldStore
         switch try DatabaseLocation.parse(server.database) {
@@ -111,8 +115,6 @@ public struct HeraldApplication: Sendable {
         }
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
         let fanOutWakeUp = WakeUpSignal()
-        let metrics = ServerMetrics()
-        self.metrics = metrics
         let engine = DeliveryEngine(
             store: store, providers: providers, policy: policy, owner: owner, logger: logger.child("herald.delivery"),
             metricsFactory: metrics.factory)
@@ -153,7 +155,8 @@ public struct HeraldApplication: Sendable {
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
         services.append(PruneService(store: store, policy: policy, logger: logger))
         let frontEndContext = FrontEndContext(
-            configuration: configuration, intake: intake, logger: logger, metricsFactory: metrics.factory, bound: bound.frontEnd)
+            configuration: configuration, intake: intake, logger: logger, metricsFactory: metrics.factory, rateLimiter: rateLimiter,
+            bound: bound.frontEnd)
         do {
             for frontEnd in frontEnds {
                 services += try frontEnd.makeServices(context: frontEndContext)

@@ -13,19 +13,24 @@ public struct FrontEndContext: Sendable {
     public var logger: Logger
     /// The factory its instruments are made with (the server's Prometheus registry).
     public var metricsFactory: any MetricsFactory
+    /// The node's per-client limits (`server.rate_limit`), shared with the HTTP front so that a client
+    /// has one bucket per realm whichever door it uses.
+    public var rateLimiter: RateLimiter
     /// Reports a socket the front-end bound, by a name of its choosing (`udp`, `apns_ms`, ...) and
     /// its port, so callers that asked for port 0 learn where it listens.
     public var bound: @Sendable (_ listener: String, _ port: Int) -> Void
 
-    /// Creates a context.
+    /// Creates a context; without a `rateLimiter` nothing is limited.
     public init(
         configuration: HeraldConfiguration, intake: Intake, logger: Logger, metricsFactory: any MetricsFactory,
+        rateLimiter: RateLimiter = .unlimited,
         bound: @escaping @Sendable (_ listener: String, _ port: Int) -> Void = { _, _ in }
     ) {
         self.configuration = configuration
         self.intake = intake
         self.logger = logger
         self.metricsFactory = metricsFactory
+        self.rateLimiter = rateLimiter
         self.bound = bound
     }
 }

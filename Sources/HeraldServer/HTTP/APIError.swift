@@ -18,6 +18,8 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case unauthorized
         /// 503 with `Retry-After`: too much accepted work is waiting.
         case overloaded(retryAfterSeconds: Int)
+        /// 429 `{"error":"Too many requests"}` with `Retry-After`: the client is over its rate limit.
+        case tooManyRequests(retryAfterSeconds: Int)
     }
 
     private let kind: Kind
@@ -46,6 +48,8 @@ public struct APIError: Error, HTTPResponseError, Equatable {
     public static let unavailable = APIError(.bare(.serviceUnavailable))
     /// 503 (bare) with `Retry-After`: the backlog is over its bound, try again later.
     public static func overloaded(retryAfterSeconds: Int) -> APIError { APIError(.overloaded(retryAfterSeconds: retryAfterSeconds)) }
+    /// 429 `{"error":"Too many requests"}` with `Retry-After`: the client is over its realm's rate limit.
+    public static func tooManyRequests(retryAfterSeconds: Int) -> APIError { APIError(.tooManyRequests(retryAfterSeconds: retryAfterSeconds)) }
     /// 400 `Invalid event name <name>`.
     public static func invalidEventName(_ name: String) -> APIError { .badRequest("Invalid event name \(name)") }
     /// 400 ``Invalid value for `<field>'``.
@@ -57,14 +61,21 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case .jsonNull: .notFound
         case .unauthorized: .unauthorized
         case .overloaded: .serviceUnavailable
+        case .tooManyRequests: .tooManyRequests
         }
     }
 
     /// The error message of a JSON error, for logs and tests.
     public var message: String? {
-        if case .json(_, let message) = kind { return message }
-        return nil
+        switch kind {
+        case .json(_, let message): message
+        case .tooManyRequests: Self.tooManyRequestsMessage
+        default: nil
+        }
     }
+
+    /// The error text of a rate-limit refusal.
+    static let tooManyRequestsMessage = "Too many requests"
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         response
@@ -74,12 +85,7 @@ public struct APIError: Error, HTTPResponseError, Equatable {
     public var response: Response {
         switch kind {
         case .json(let status, let message):
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("error")
-            writer.string(message)
-            writer.endObject()
-            return .json(writer.text, status: status)
+            return Self.jsonResponse(status, message)
         case .bare(let status):
             return .bare(status)
         case .jsonNull:
@@ -92,6 +98,20 @@ public struct APIError: Error, HTTPResponseError, Equatable {
             var response = Response.bare(.serviceUnavailable)
             response.headers[.retryAfter] = String(seconds)
             return response
+        case .tooManyRequests(let seconds):
+            var response = Self.jsonResponse(.tooManyRequests, Self.tooManyRequestsMessage)
+            response.headers[.retryAfter] = String(seconds)
+            return response
         }
+    }
+
+    /// `{"error":"<message>"}` with a JSON content type.
+    private static func jsonResponse(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("error")
+        writer.string(message)
+        writer.endObject()
+        return .json(writer.text, status: status)
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldIntake
 import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Applies the authorization rules of §2.2: HTTP Basic users per realm, and source-address ACLs.
+/// Applies the authorization rules of §2.2: HTTP Basic users per realm, and source-address ACLs;
+/// then the realm's rate limit (`server.rate_limit`), once it is known who the client is.
 public struct Authorizer: Sendable {
     /// A user allowed to use some realms.
     public struct User: Sendable {
@@ -22,11 +24,15 @@ public struct Authorizer: Sendable {
 
     private let users: [String: User]
     private let acls: [Realm: AccessList]
+    /// The per-client limits, checked after authorization.
+    let rateLimiter: RateLimiter
 
-    /// Creates an authorizer; with neither users nor ACLs every realm is open.
-    public init(users: [String: User], acls: [Realm: AccessList]) {
+    /// Creates an authorizer; with neither users nor ACLs every realm is open, and without a
+    /// `rateLimiter` nothing is limited.
+    public init(users: [String: User], acls: [Realm: AccessList], rateLimiter: RateLimiter = .unlimited) {
         self.users = users
         self.acls = acls
+        self.rateLimiter = rateLimiter
     }
 
     /// Whether Basic authentication is configured.
@@ -35,18 +41,27 @@ public struct Authorizer: Sendable {
     /// Whether an ACL is configured for `realm`.
     public func hasACL(for realm: Realm) -> Bool { acls[realm] != nil }
 
-    /// Checks an HTTP request against `realm` (rule 2 when users exist, else rule 3).
-    public func authorize(_ request: Request, context: HeraldRequestContext, realm: Realm) throws(APIError) {
-        guard usesBasicAuth else {
+    /// Checks an HTTP request against `realm` (rule 2 when users exist, else rule 3), then, when
+    /// `rateLimited`, takes a token from the client's bucket in `realm`.
+    ///
+    /// The limit comes last so that refused credentials spend nobody's tokens, and it counts an
+    /// authenticated request against its user rather than its address.
+    /// - Parameter rateLimited: `false` only for `GET /status`, which load balancers poll.
+    public func authorize(_ request: Request, context: HeraldRequestContext, realm: Realm, rateLimited: Bool = true) throws(APIError) {
+        let client: RateLimitClient
+        if usesBasicAuth {
+            guard let header = request.headers[.authorization] else { throw .unauthorized }
+            guard let (name, password) = Self.parseBasic(header) else { throw .bare(.badRequest) }
+            guard let user = users[name], Self.constantTimeEqual(user.password, Array(password.utf8)) else {
+                throw .unauthorized
+            }
+            guard user.realms.contains(realm) else { throw .forbidden }
+            client = .user(name)
+        } else {
             try checkACL(realm: realm, address: context.remoteAddress)
-            return
+            client = RateLimitClient(address: context.remoteAddress?.ipAddress)
         }
-        guard let header = request.headers[.authorization] else { throw .unauthorized }
-        guard let (name, password) = Self.parseBasic(header) else { throw .bare(.badRequest) }
-        guard let user = users[name], Self.constantTimeEqual(user.password, Array(password.utf8)) else {
-            throw .unauthorized
-        }
-        guard user.realms.contains(realm) else { throw .forbidden }
+        if rateLimited { try admit(realm, client: client) }
     }
 
     /// Checks the ACL of `realm` only: CORS preflights and requests without credentials (rule 4).

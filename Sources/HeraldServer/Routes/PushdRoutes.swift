@@ -56,7 +56,8 @@ public struct PushdRoutes: Sendable {
         route(router, "/event/:event", .get, realm: .register, getEvent)
         route(router, "/event/:event", .post, realm: .publish, publishEvent)
         route(router, "/event/:event", .delete, realm: .publish, deleteEvent)
-        route(router, "/status", .get, realm: .register, status)
+        // Load balancers poll it: a limit would take a healthy node out of rotation.
+        route(router, "/status", .get, realm: .register, rateLimited: false, status)
         if hub != nil {
             route(router, "/subscribe", .get, realm: .listen, eventStream)
             // A CORS preflight carries no credentials: only the listen ACL applies (§2.2).
@@ -68,10 +69,13 @@ public struct PushdRoutes: Sendable {
         }
     }
 
-    private func route(_ router: Router<HeraldRequestContext>, _ path: String, _ method: HTTPRequest.Method, realm: Realm?, _ handler: @escaping Handler) {
+    private func route(
+        _ router: Router<HeraldRequestContext>, _ path: String, _ method: HTTPRequest.Method, realm: Realm?, rateLimited: Bool = true,
+        _ handler: @escaping Handler
+    ) {
         let authorizer = self.authorizer
         router.on(RouterPath(path), method: method) { request, context -> Response in
-            if let realm { try authorizer.authorize(request, context: context, realm: realm) }
+            if let realm { try authorizer.authorize(request, context: context, realm: realm, rateLimited: rateLimited) }
             return try await handler(request, context)
         }
     }

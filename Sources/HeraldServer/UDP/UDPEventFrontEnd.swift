@@ -11,7 +11,7 @@ public struct UDPEventFrontEnd: FrontEndKind {
     public func makeServices(context: FrontEndContext) throws -> [any Service] {
         let server = context.configuration.server
         guard let udp = server.udp else { return [] }
-        let authorizer = try Authorizer(server: server)
+        let authorizer = try Authorizer(server: server, rateLimiter: context.rateLimiter)
         if authorizer.usesBasicAuth && !authorizer.hasACL(for: .publish) {
             context.logger.warning("UDP events are accepted from any address")
         }

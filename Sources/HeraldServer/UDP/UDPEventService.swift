@@ -77,6 +77,8 @@ public struct UDPEventService: Service, CustomStringConvertible {
     private func act(on datagram: EventDatagram, from address: SocketAddress) async -> Int {
         guard let event = datagram.eventName else { return 404 }
         guard authorizer.allowsWithoutCredentials(realm: .publish, address: address) else { return 403 }
+        // Dropped like any refused datagram; the access log shows the status HTTP would answer.
+        guard authorizer.admitsWithoutCredentials(realm: .publish, address: address) else { return 429 }
         do {
             switch datagram.method {
             case "POST":
