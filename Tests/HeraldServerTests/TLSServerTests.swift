@@ -179,6 +179,37 @@ import Testing
         }
     }
 
+    @Test func theEventStreamKeepsConnectionCloseOverHTTP1() async throws {
+        let certificates = try Certificates()
+        let herald = try await TestHerald.start(yaml: "server:\n  http: {tls: \(certificates.yaml)}\n")
+        var configuration = HTTPClient.Configuration(tlsConfiguration: try certificates.authority.clientConfiguration())
+        configuration.httpVersion = .http1Only
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let base = "https://127.0.0.1:\(herald.port)"
+            var request = HTTPClientRequest(url: base + "/subscribe?events=e")
+            request.headers.add(name: "Accept", value: "text/event-stream")
+            let stream = try await client.execute(request, timeout: .seconds(30))
+            #expect(stream.status == .ok)
+            #expect(stream.version == .http1_1)
+            #expect(stream.headers.first(name: "Connection") == "close", "only HTTP/2 answers lose connection-specific fields")
+            #expect(try await send(client, base + "/event/e", method: .POST, form: "msg=hello").status == 204)
+            var received = ""
+            for try await chunk in stream.body {
+                received += String(buffer: chunk)
+                if received.contains("\n\n") { break }
+            }
+            #expect(received.contains("hello"))
+        } catch {
+            Issue.record(error)
+        }
+        // The server first: its shutdown ends the open stream. (AsyncHTTPClient leaves the server's
+        // TLS close of that connection unanswered, so the server's shutdown waits out NIOSSL's 5 s
+        // close timeout here; curl answers it at once.)
+        try await herald.stop()
+        try await client.shutdown()
+    }
+
     @Test func realmsStillApplyOverHTTP2() async throws {
         let certificates = try Certificates()
         let yaml = """
