@@ -112,6 +112,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // TLS on Herald's own listeners: certificates from the configuration, reloaded on SIGHUP, HTTP/2 by ALPN.
+        .target(
+            name: "HeraldServerTLS",
+            dependencies: [
+                "HeraldCore",
+                "HeraldConfiguration",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP2", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The HTTP front (rs/pushd API, admin and raw-send routes), Server-Sent Events and the UDP event port.
         // It knows no provider kind and no store backend.
         .target(
@@ -122,7 +140,10 @@ let package = Package(
                 "HeraldConfiguration",
                 "HeraldPipeline",
                 "HeraldIntake",
+                "HeraldServerTLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -167,7 +188,10 @@ let package = Package(
                 "HeraldStore",
                 "HeraldIntake",
                 "HeraldConfiguration",
+                "HeraldServerTLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -185,6 +209,7 @@ let package = Package(
                 "HeraldPipeline",
                 "HeraldIntake",
                 "HeraldServer",
+                "HeraldServerTLS",
                 "HeraldCompatGorush",
                 "HeraldCompatChoominator",
                 "HeraldCompatAPNsMS",
@@ -349,8 +374,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -378,11 +407,20 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
-                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldCompatAPNsMS", "HeraldAPNs", "HeraldHTTP2",
+                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldCompatAPNsMS", "HeraldServerTLS",
+                "HeraldConfiguration", "HeraldCore", "HeraldAPNs", "HeraldHTTP2",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(
@@ -477,6 +515,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSimulators", .target(name: "HeraldCLI")]),
+        .testTarget(
+            name: "HeraldCLITests",
+            dependencies: [
+                "HeraldTestSupport", "HeraldSimulators", .target(name: "HeraldCLI"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
     ]
 )

@@ -1,12 +1,16 @@
 import HeraldConfiguration
 import HeraldCore
 import HeraldIntake
+import HeraldServerTLS
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import NIOCore
 import ServiceLifecycle
 
 /// The apns-ms stand-in (`compat.apns_ms`, compat.md §4): an HTTP/1.1 port of its own taking
-/// `POST /notification` and `GET /expired-devices`.
+/// `POST /notification` and `GET /expired-devices`; with `tls`, HTTPS with HTTP/2 or HTTP/1.1 by
+/// ALPN, its certificate reloaded on `SIGHUP`.
 ///
 /// A notification becomes one raw send of a prepared APNs payload with a single attempt, whose
 /// first answer (or 202 after 5 s) is the client's answer; the dead tokens APNs reports are handed
@@ -20,7 +24,7 @@ public struct ApnsMSFrontEnd: FrontEndKind {
     /// Creates the kind.
     public init() {}
 
-    /// The port's HTTP server, or nothing when `compat.apns_ms` is absent.
+    /// The port's HTTP server (and, with `tls`, its certificate reloader), or nothing when `compat.apns_ms` is absent.
     public func makeServices(context: FrontEndContext) throws -> [any Service] {
         guard let section = context.configuration.compat.apnsMS else { return [] }
         let intake = context.intake
@@ -37,12 +41,25 @@ public struct ApnsMSFrontEnd: FrontEndKind {
             acl: acl, rateLimiter: context.rateLimiter)
         let bound = context.bound
         let port = settings.port
+        let server = context.configuration.server
+        let idleTimeout = TimeAmount(server.idleTimeout)
+        let credentials = try settings.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
+        let channel: HTTPServerBuilder
+        if let credentials {
+            channel = .heraldTLS(
+                credentials: credentials,
+                configuration: .init(idleTimeout: server.idleTimeout, streamConfiguration: .init(idleTimeout: idleTimeout)),
+                handshakeDeadline: server.headerTimeout)
+        } else {
+            channel = .http1(configuration: .init(idleTimeout: idleTimeout))
+        }
         let application = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: TimeAmount(context.configuration.server.idleTimeout))),
+            server: channel,
             configuration: .init(address: .hostname(settings.host, port: port), serverName: nil),
             onServerRunning: { channel in bound("apns_ms", channel.localAddress?.port ?? port) },
             logger: logger)
-        return [application]
+        guard let credentials else { return [application] }
+        return [TLSReloadService(credentials: [credentials], logger: logger), application]
     }
 }

@@ -2,8 +2,8 @@ import HeraldConfiguration
 import HeraldCore
 import HeraldIntake
 
-/// `compat.apns_ms`, read (compat.md §4.1): the provider notifications go through and where the
-/// port listens.
+/// `compat.apns_ms`, read (compat.md §4.1): the provider notifications go through, where the
+/// port listens and whether it serves TLS.
 struct ApnsMSSettings: Sendable, Equatable {
     /// The provider name (an `apns` kind).
     var provider: String
@@ -11,6 +11,8 @@ struct ApnsMSSettings: Sendable, Equatable {
     var host: String
     /// The port (apns-ms's `--port`).
     var port: Int
+    /// TLS on the port (`tls`, as `server.http.tls`); `nil` for plain HTTP (apns-ms's default).
+    var tls: HeraldConfiguration.ListenerTLS?
 
     /// The defaults of compat.md §4.1, apns-ms's own; the provider is `apns` when none is named.
     static let defaultProvider = "apns"
@@ -25,5 +27,6 @@ struct ApnsMSSettings: Sendable, Equatable {
         provider = try section.frontEndProvider(default: Self.defaultProvider, exists: hasProvider)
         host = try section.frontEndHost(default: Self.defaultHost)
         port = try section.int("port", in: 0...65535) ?? Self.defaultPort
+        tls = try section.section("tls").map { tls throws(ConfigurationError) in try HeraldConfiguration.ListenerTLS(section: tls) }
     }
 }

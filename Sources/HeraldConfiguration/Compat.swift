@@ -6,7 +6,7 @@ extension HeraldConfiguration {
     /// Sections are checked for unknown keys, value shapes, port ranges and provider names,
     /// and otherwise kept raw for the front-ends to read.
     public struct Compat: Sendable, Equatable {
-        /// apns-ms (`compat.apns_ms`: `provider`, `host`, `port`); default `nil` (off).
+        /// apns-ms (`compat.apns_ms`: `provider`, `host`, `port`, `tls`); default `nil` (off).
         public var apnsMS: ConfigSection?
         /// Choominator/CodexTextor pushd (`compat.choominator`: `provider`, `host`, `registration_port`, `notification_port`); default `nil` (off).
         public var choominator: ConfigSection?
@@ -43,6 +43,8 @@ extension HeraldConfiguration {
                 try check.shape(apnsMS, ConfigurationSchema.apnsMS)
                 try check.provider(apnsMS, "provider")
                 _ = try apnsMS.port("port")
+                // The files are checked now, so a missing one is a configuration error at start-up.
+                _ = try apnsMS.section("tls").map { tls throws(ConfigurationError) in try ListenerTLS(section: tls) }
                 self.apnsMS = apnsMS
             }
             if let choominator = try section.section("choominator") {

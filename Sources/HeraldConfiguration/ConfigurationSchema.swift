@@ -2,8 +2,14 @@ import HeraldCore
 
 /// The known configuration keys (`interface.md`, `compat.md` §§2.1, 3.1, 4.1, 5.1, 6).
 enum ConfigurationSchema {
-    /// `server.http`, `server.udp`.
+    /// `server.udp`.
     static let endpoint: [String: KeyShape] = ["host": .scalar, "port": .scalar]
+
+    /// `server.http.tls`, `compat.apns_ms.tls`: TLS on one of Herald's own listeners.
+    static let tls: [String: KeyShape] = ["cert_file": .scalar, "key_file": .scalar, "key_password_file": .scalar]
+
+    /// `server.http`: an endpoint that may serve TLS.
+    static let httpEndpoint: [String: KeyShape] = endpoint.merging(["tls": .section(tls)]) { $1 }
 
     /// One user under `server.auth`.
     static let user: [String: KeyShape] = ["password": .scalar, "password_file": .scalar, "realms": .list]
@@ -19,7 +25,7 @@ enum ConfigurationSchema {
 
     /// `server`.
     static let server: [String: KeyShape] = [
-        "http": .section(endpoint),
+        "http": .section(httpEndpoint),
         "udp": .section(endpoint),
         "database": .scalar,
         "access_log": .scalar,
@@ -62,7 +68,7 @@ enum ConfigurationSchema {
     ]
 
     /// `compat.apns_ms` (`compat.md` §4.1).
-    static let apnsMS: [String: KeyShape] = ["provider": .scalar, "host": .scalar, "port": .scalar]
+    static let apnsMS: [String: KeyShape] = ["provider": .scalar, "host": .scalar, "port": .scalar, "tls": .section(tls)]
 
     /// `compat.choominator` (`compat.md` §5.1).
     static let choominator: [String: KeyShape] = [

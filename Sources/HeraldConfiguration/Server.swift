@@ -3,7 +3,7 @@ import HeraldCore
 extension HeraldConfiguration {
     /// The listeners, the database and access control (`server`).
     public struct Server: Sendable, Equatable {
-        /// The HTTP API (`server.http`); default `0.0.0.0:8080`.
+        /// The HTTP API (`server.http`); default `0.0.0.0:8080`, plain HTTP (`server.http.tls` absent).
         public var http: Endpoint
         /// The rs/pushd UDP event port (`server.udp`); default `nil` (off). When present, `port` is required and `host` defaults to `0.0.0.0`.
         public var udp: Endpoint?
@@ -59,7 +59,7 @@ extension HeraldConfiguration {
             guard let section else { return }
             try section.rejectUnknownKeys(schema: ConfigurationSchema.server)
             if let http = try section.section("http") {
-                self.http = try Endpoint(section: http, defaultHost: "0.0.0.0", defaultPort: 8080)
+                self.http = try Endpoint(section: http, defaultHost: "0.0.0.0", defaultPort: 8080, schema: ConfigurationSchema.httpEndpoint)
             }
             if let udp = try section.section("udp") {
                 self.udp = try Endpoint(section: udp, defaultHost: "0.0.0.0", defaultPort: nil)

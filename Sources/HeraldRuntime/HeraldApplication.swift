@@ -10,6 +10,7 @@ import HeraldGCMLegacy
 import HeraldIntake
 import HeraldPipeline
 import HeraldServer
+import HeraldServerTLS
 import HeraldStore
 import HeraldStoreSQLite
 import HeraldWebhook
@@ -73,6 +74,8 @@ public struct HeraldApplication: Sendable {
         // One limiter for every door of this node, so a client has one bucket per realm whichever it uses.
         let rateLimiter = RateLimiter(limits: server.rateLimit, metricsFactory: metrics.factory)
         let authorizer = try Authorizer(server: server, rateLimiter: rateLimiter)
+        // Read before anything is opened, so a certificate that cannot be used stops start-up cleanly.
+        let tls = try server.http.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
 
         let store: any HeraldStore
         switch try DatabaseLocation.parse(server.database) {
@@ -141,7 +144,7 @@ public struct HeraldApplication: Sendable {
         let application = HTTPFront.service(
             HTTPFront.Parts(
                 server: server, store: store, providers: providers, intake: intake, authorizer: authorizer, hub: hub, metrics: metrics,
-                additionalRoutes: additionalRoutes),
+                additionalRoutes: additionalRoutes, tls: tls),
             logger: logger, onBound: bound.http)
 
         // Services stop in reverse order: the workers stop handing work over, then the deliveries in
@@ -166,6 +169,8 @@ public struct HeraldApplication: Sendable {
             try? await store.close()
             throw error
         }
+        // The apns-ms front-end reloads its own certificate (its services include their reloader).
+        if let tls { services.append(TLSReloadService(credentials: [tls], logger: logger.child("herald.tls"))) }
         services.append(application)
         // Shut down first (services stop in reverse order): open event streams end, so the
         // HTTP server's graceful shutdown does not wait on them.

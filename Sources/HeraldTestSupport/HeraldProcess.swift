@@ -39,8 +39,12 @@ public final class HeraldProcess: @unchecked Sendable {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// Starts `herald serve` with `arguments` on `port` and waits until `GET /status` answers 204.
-    public static func start(_ arguments: [String], port: Int, directory: String, environment: [String: String] = [:]) async throws -> HeraldProcess {
+    /// Starts `herald serve` with `arguments` on `port` and waits until `GET /status` answers 204
+    /// (or, when given, until `ready` says so: a server on TLS needs a client that trusts it).
+    public static func start(
+        _ arguments: [String], port: Int, directory: String, environment: [String: String] = [:],
+        ready: (@Sendable (HeraldProcess) async throws -> Bool)? = nil
+    ) async throws -> HeraldProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve", "--port", "\(port)"] + arguments
@@ -54,6 +58,7 @@ public final class HeraldProcess: @unchecked Sendable {
         let child = HeraldProcess(process: process, stderrFile: stderrFile, port: port)
         try await eventually(limit: .seconds(60)) {
             guard process.isRunning else { throw ProcessExited(log: child.log) }
+            if let ready { return (try? await ready(child)) == true }
             return (try? await child.status()) == 204
         }
         return child

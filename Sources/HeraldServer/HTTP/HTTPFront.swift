@@ -2,14 +2,18 @@ import HeraldConfiguration
 import HeraldCore
 import HeraldIntake
 import HeraldPipeline
+import HeraldServerTLS
 import HeraldStore
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOCore
 import ServiceLifecycle
 
 /// Herald's own HTTP port: the rs/pushd API, the raw-send route, the admin routes, Web Push's
-/// key and the Server-Sent Events stream, behind one error middleware and read timeouts.
+/// key and the Server-Sent Events stream, behind one error middleware and read timeouts; over
+/// plain HTTP/1.1, or over TLS with HTTP/2 or HTTP/1.1 by ALPN when `server.http.tls` is set.
 public enum HTTPFront {
     /// What the routes are built from.
     public struct Parts: Sendable {
@@ -29,13 +33,16 @@ public enum HTTPFront {
         public var metrics: ServerMetrics
         /// Front-ends' routes on this port.
         public var additionalRoutes: [any HTTPRoutes]
+        /// The certificate and key when the port serves TLS (`server.http.tls`); `nil` for plain HTTP.
+        public var tls: TLSCredentials?
 
         /// Collects the parts.
         public init(
             server: HeraldConfiguration.Server, store: any HeraldStore, providers: ProviderSet, intake: Intake, authorizer: Authorizer,
-            hub: EventStreamHub?, metrics: ServerMetrics, additionalRoutes: [any HTTPRoutes] = []
+            hub: EventStreamHub?, metrics: ServerMetrics, additionalRoutes: [any HTTPRoutes] = [], tls: TLSCredentials? = nil
         ) {
             self.additionalRoutes = additionalRoutes
+            self.tls = tls
             self.server = server
             self.store = store
             self.providers = providers
@@ -62,14 +69,24 @@ public enum HTTPFront {
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
         for routes in parts.additionalRoutes { routes.register(on: router) }
 
+        // The same read timeouts guard HTTP/1.1 connections and, over TLS, each HTTP/2 stream.
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [
+                RequestReadTimeoutHandler(
+                    headerTimeout: TimeAmount(server.headerTimeout), bodyTimeout: TimeAmount(server.bodyTimeout), logger: logger)
+            ],
+            idleTimeout: TimeAmount(server.idleTimeout))
+        let channel: HTTPServerBuilder
+        if let tls = parts.tls {
+            channel = .heraldTLS(
+                credentials: tls, configuration: .init(idleTimeout: server.idleTimeout, streamConfiguration: http1),
+                handshakeDeadline: server.headerTimeout)
+        } else {
+            channel = .http1(configuration: http1)
+        }
         return Application(
             router: router,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [
-                    RequestReadTimeoutHandler(
-                        headerTimeout: TimeAmount(server.headerTimeout), bodyTimeout: TimeAmount(server.bodyTimeout), logger: logger)
-                ],
-                idleTimeout: TimeAmount(server.idleTimeout))),
+            server: channel,
             configuration: .init(address: .hostname(server.http.host, port: server.http.port), serverName: nil),
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? server.http.port) },
             logger: logger

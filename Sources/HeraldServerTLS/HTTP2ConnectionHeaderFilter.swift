@@ -1,0 +1,36 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP2
+
+/// Removes connection-specific header fields (`Connection`, `Keep-Alive`, `Proxy-Connection`,
+/// `Transfer-Encoding`, `Upgrade`) from responses sent on an HTTP/2 stream.
+///
+/// HTTP/2 forbids them (RFC 9113 §8.2.2) and swift-nio-http2 resets a stream whose response
+/// carries one, yet routes written for HTTP/1.1 set them (the event stream answers
+/// `Connection: close`). On an HTTP/1.1 connection the handler removes itself, leaving them be.
+final class HTTP2ConnectionHeaderFilter: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private static let forbidden: [HTTPField.Name] = [
+        .connection, .transferEncoding, .upgrade, HTTPField.Name("Keep-Alive")!, HTTPField.Name("Proxy-Connection")!,
+    ]
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // An HTTP/2 stream's pipeline starts with the codec between HTTP/2 frames and HTTP parts.
+        let isHTTP2Stream = (try? context.pipeline.syncOperations.handler(type: HTTP2FramePayloadToHTTPServerCodec.self)) != nil
+        if !isHTTP2Stream {
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .head(var response) = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        for name in Self.forbidden { response.headerFields[name] = nil }
+        context.write(wrapOutboundOut(.head(response)), promise: promise)
+    }
+}
