@@ -86,6 +86,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Debian's libhiredis-dev: the C Redis client, as a system library.
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // A small async Redis client on hiredis: one thread per connection, pipelining, reconnection (suj-pusher, import).
+        .target(
+            name: "HeraldRedis",
+            dependencies: [
+                "CHiredis",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The durable publish pipeline: fan-out, delivery, retries.
         .target(
             name: "HeraldPipeline",
@@ -369,6 +379,7 @@ let package = Package(
                 "HeraldServer",
                 "HeraldRuntime",
                 "HeraldConfiguration",
+                "HeraldRedis",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -515,6 +526,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestSupport"]),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
