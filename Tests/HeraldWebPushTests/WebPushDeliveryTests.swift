@@ -12,7 +12,7 @@ import Testing
 
             let outcome = try await fixture.deliver(event, variant: MessageVariant(lang: "fr"), to: subscription)
 
-            #expect(outcome.outcome == .delivered)
+            #expect(outcome.outcome == .delivered, "\(outcome.reason ?? "")")
             let accepted = try #require(fixture.simulator.accepted().first)
             guard case .send(let rendered) = fixture.provider.render(event, for: MessageVariant(lang: "fr")) else {
                 Issue.record("not rendered")

@@ -27,6 +27,9 @@ final class EgressRelayHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        // The partner may have been asked to read before this half existed (its channel became active first):
+        // that read was held back and is issued now.
+        partner?.partnerBecameWritable()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
