@@ -174,6 +174,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // libzmq's C API (Debian's libzmq3-dev), for HeraldZeroMQ only.
+        .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
+        // A small async layer over libzmq: a context and single-frame sockets, each on a thread of its own.
+        .target(name: "HeraldZeroMQ", dependencies: ["CZeroMQ"]),
+        // The push2mob stand-in (compat.md §3): two ZeroMQ REP sockets of text commands.
+        .target(
+            name: "HeraldCompatPush2mob",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldIntake",
+                "HeraldConfiguration",
+                "HeraldZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The composition root: wires store, providers, pipeline, the HTTP front and the front-ends into one ServiceGroup.
         .target(
             name: "HeraldRuntime",
@@ -188,6 +205,7 @@ let package = Package(
                 "HeraldCompatGorush",
                 "HeraldCompatChoominator",
                 "HeraldCompatAPNsMS",
+                "HeraldCompatPush2mob",
                 "HeraldWebhook",
                 "HeraldAPNs",
                 "HeraldFCM",
@@ -379,6 +397,7 @@ let package = Package(
             dependencies: [
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
                 "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldCompatAPNsMS", "HeraldAPNs", "HeraldHTTP2",
+                "HeraldZeroMQ", "HeraldCompatPush2mob",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -477,6 +496,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSimulators", .target(name: "HeraldCLI")]),
+        .testTarget(name: "HeraldZeroMQTests", dependencies: ["HeraldZeroMQ"]),
+        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldTestSupport", "HeraldSimulators", "HeraldZeroMQ", .target(name: "HeraldCLI")]),
     ]
 )
