@@ -13,8 +13,8 @@ public final class ZeroMQContext: @unchecked Sendable {
     /// Creates a context with libzmq's defaults (one I/O thread).
     public init() throws(ZeroMQError) {
         guard let handle = zmq_ctx_new() else { throw .lastError("zmq_ctx_new") }
-        // Without this libzmq < 4.2's zmq_ctx_term waits for linger; 4.2+ defaults differ. Sockets
-        // set their own linger to 0 too, so terminating never waits for unsent messages.
+        // Not blocky: zmq_ctx_term sets every socket's linger to 0 instead of waiting forever for
+        // unsent messages. Sockets set linger 0 themselves too; this covers any left open.
         zmq_ctx_set(handle, ZMQ_BLOCKY, 0)
         self.handle = handle
     }
