@@ -3,6 +3,7 @@ import HeraldCompatPush2mob
 import HeraldSimulators
 import HeraldTestSupport
 import HeraldZeroMQ
+import Logging
 import Testing
 
 /// The push2mob stand-in (compat.md §3): real ZeroMQ REQ sockets to Herald's two REP sockets,
@@ -287,5 +288,55 @@ import Testing
             try await eventually { bed.simulator.acceptedTokens().contains(later) }
             #expect(bed.simulator.requestCount == 4, "the filtered id was not sent again")
         }
+    }
+
+    @Test func gcmThroughALegacyGCMProviderSendsWhatPush2mobSent() async throws {
+        let directory = TestHerald.makeTemporaryDirectory()
+        let authority = try SimulatorCertificateAuthority(directory: directory)
+        var configuration = GCMLegacySimulator.Configuration(apiKeys: ["test-key"], certificateAuthority: authority)
+        configuration.logger = Logger(label: "test.simulator.gcm", factory: { _ in SwiftLogNoOpLogHandler() })
+        let simulator = GCMLegacySimulator(configuration: configuration)
+        _ = try await simulator.start()
+        let yaml = """
+            providers:
+              legacy:
+                kind: gcm-legacy
+                endpoint: \(simulator.endpoint)
+                api_key: test-key
+                ca_file: \(authority.caCertificateFile!)
+                batch_delay: 0.001
+            compat:
+              push2mob: {gcm_provider: legacy}
+            """
+        do {
+            try await withHerald(yaml: yaml) { herald in
+                let client = try await Client(port: try #require(herald.frontEndPorts["push2mob.gcm"]))
+                do {
+                    simulator.unregister("gone")
+                    let reply = try await client.ask(#"send scores +600 delayidle 2 alive gone {"n":12,"t":"x"}"#)
+                    #expect(try ids(reply).count == 1)
+                    try await eventually { try await RawSendTests.entries(herald, "/feedback").count == 1 }
+                    let sent = try #require(simulator.accepted().first)
+                    let body = try #require(try JSONSerialization.jsonObject(with: Data(sent.body.utf8)) as? [String: Any])
+                    #expect(body["collapse_key"] as? String == "scores")
+                    #expect(body["time_to_live"] as? Int == 600)
+                    #expect(body["delay_while_idle"] as? Bool == true)
+                    let data = try #require(body["data"] as? [String: Any])
+                    #expect(data["n"] as? Int == 12, "legacy GCM takes any JSON value")
+                    #expect(data["t"] as? String == "x")
+                    #expect(simulator.deliveries(to: "alive") == 1)
+                    let feedback = try await client.ask("feedback")
+                    #expect(feedback == "OK gone:notregistered:")
+                } catch {
+                    await client.close()
+                    throw error
+                }
+                await client.close()
+            }
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+        await simulator.stop()
     }
 }
