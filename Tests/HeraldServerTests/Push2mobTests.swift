@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldCompatPush2mob
 import HeraldSimulators
 import HeraldTestSupport
@@ -338,5 +339,18 @@ import Testing
             throw error
         }
         await simulator.stop()
+    }
+
+    @Test func aProviderOfTheWrongKindIsAConfigurationError() async throws {
+        let bed = try await APNsTestBed.start()
+        defer { Task { await bed.simulator.stop() } }
+        do {
+            let herald = try await TestHerald.start(yaml: bed.yaml(extra: "compat:\n  push2mob: {gcm_provider: apns}\n"))
+            try await herald.stop()
+            Issue.record("an apns provider behind the GCM socket was accepted")
+        } catch let error as ConfigurationError {
+            #expect("\(error)".contains("compat.push2mob.gcm_provider"), "\(error)")
+            #expect("\(error)".contains("kind apns"), "\(error)")
+        }
     }
 }
