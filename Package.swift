@@ -188,6 +188,7 @@ let package = Package(
                 "HeraldConfiguration",
                 "HeraldZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

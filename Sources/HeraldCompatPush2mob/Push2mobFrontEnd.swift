@@ -34,6 +34,7 @@ public struct Push2mobFrontEnd: FrontEndKind {
         var logger = context.logger
         logger[metadataKey: "front_end"] = "\(name)"
         let bound = context.bound
+        let metrics = Push2mobMetrics(factory: context.metricsFactory)
         var services: [any Service] = []
         if let provider = settings.apnsProvider {
             let handler = Push2mobAPNsHandler(
@@ -41,7 +42,7 @@ public struct Push2mobFrontEnd: FrontEndKind {
                 logger: logger)
             services.append(Push2mobSocketService(
                 endpoint: settings.apnsBind, key: section.keyPath("apns_bind"), handler: handler, acl: acl, rateLimiter: context.rateLimiter,
-                logger: logger, onBound: { bound("push2mob.apns", Self.port(of: $0)) }))
+                metrics: metrics, logger: logger, onBound: { bound("push2mob.apns", Self.port(of: $0)) }))
         }
         if let provider = settings.gcmProvider {
             let handler = Push2mobGCMHandler(
@@ -49,7 +50,7 @@ public struct Push2mobFrontEnd: FrontEndKind {
                 ids: Push2mobIDCounter(), filter: Push2mobGCMFilter(store: intake.store, origin: Self.gcmOrigin), logger: logger)
             services.append(Push2mobSocketService(
                 endpoint: settings.gcmBind, key: section.keyPath("gcm_bind"), handler: handler, acl: acl, rateLimiter: context.rateLimiter,
-                logger: logger, onBound: { bound("push2mob.gcm", Self.port(of: $0)) }))
+                metrics: metrics, logger: logger, onBound: { bound("push2mob.gcm", Self.port(of: $0)) }))
         }
         return services
     }

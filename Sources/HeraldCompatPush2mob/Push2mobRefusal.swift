@@ -62,6 +62,25 @@ struct Push2mobRefusal: Error, Sendable, Equatable {
         self.init(.intake(refusal.message))
     }
 
+    /// A short label for metrics: the check that failed.
+    var reason: String {
+        switch kind {
+        case .invalidInput: "invalid_input"
+        case .wrongNumberOfArguments: "wrong_number_of_arguments"
+        case .notDecimal: "invalid_count"
+        case .invalidExpiry: "invalid_expiry"
+        case .notHexPair, .wrongBase64, .wrongTokenLength: "invalid_token"
+        case .payloadTooLong: "payload_too_long"
+        case .invalidJSON: "invalid_json"
+        case .expiryTooHigh: "expiry_too_high"
+        case .invalidDelayIdle: "invalid_delayidle"
+        case .allFilteredOut: "all_filtered_out"
+        case .unauthorized: "unauthorized"
+        case .rateLimited: "rate_limited"
+        case .intake: "not_accepted"
+        }
+    }
+
     /// The reply, exactly as compat.md §3 writes it.
     var reply: String {
         switch kind {

@@ -20,6 +20,7 @@ struct Push2mobSocketService<Handler: Push2mobSocketHandler>: Service, CustomStr
     /// The source addresses allowed (`server.acl.publish`); `nil`: everyone.
     let acl: AccessList?
     let rateLimiter: RateLimiter
+    let metrics: Push2mobMetrics
     let logger: Logger
     /// Learns the endpoint bound (its port, when the configuration asked for `*`).
     let onBound: @Sendable (_ endpoint: String) -> Void
@@ -67,10 +68,17 @@ struct Push2mobSocketService<Handler: Push2mobSocketHandler>: Service, CustomStr
             guard rateLimiter.admit(.publish, client: RateLimitClient(address: request.peerAddress)).isAdmitted else { throw .rateLimited }
             guard !request.wasMultipart else { throw .invalidInput }
             switch try Push2mobCommand(request.bytes) {
-            case .send(let arguments): return try await handler.send(arguments)
-            case .feedback: return try await handler.feedback()
+            case .send(let arguments):
+                let reply = try await handler.send(arguments)
+                metrics.answered(socket: handler.socket, result: "sent")
+                return reply
+            case .feedback:
+                let reply = try await handler.feedback()
+                metrics.answered(socket: handler.socket, result: "feedback")
+                return reply
             }
         } catch {
+            metrics.refused(socket: handler.socket, error)
             logger.debug(
                 "push2mob request refused",
                 metadata: ["socket": "\(handler.socket)", "peer": "\(request.peerAddress ?? "-")", "reply": "\(error.reply)"])

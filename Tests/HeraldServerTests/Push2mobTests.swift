@@ -172,6 +172,15 @@ import Testing
             try await eventually { bed.simulator.accepted().count == 1 }
             #expect(bed.simulator.accepted().first?.body == #"{"aps": {"alert": "a b  c"}}"#, "the payload is the rest of the text, spaces and all")
             #expect(try await client.ask("feedback please") == "OK", "anything after feedback is ignored")
+            let metrics = try await herald.request(.GET, "/metrics").body
+            for line in [
+                #"herald_push2mob_requests_total{socket="apns",result="sent"} 1"#,
+                #"herald_push2mob_requests_total{socket="apns",result="feedback"} 1"#,
+                #"herald_push2mob_requests_total{socket="apns",reason="invalid_input",result="refused"} 4"#,
+                #"herald_push2mob_requests_total{socket="apns",reason="invalid_token",result="refused"} 4"#,
+            ] {
+                #expect(metrics.contains(line), "\(line)")
+            }
         }
     }
 
