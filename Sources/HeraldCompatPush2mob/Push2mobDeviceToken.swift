@@ -29,11 +29,6 @@ struct Push2mobDeviceToken: Sendable, Equatable {
         bytes = decoded
     }
 
-    /// Creates a token from its bytes.
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
     /// Lowercase hex: the token APNs's path takes.
     var hex: String {
         let digits = Array("0123456789abcdef".utf8)

@@ -7,7 +7,6 @@ public struct ZeroMQError: Error, Sendable, Equatable, CustomStringConvertible {
         case closed
         case timedOut
         case cancelled
-        case messageTooLarge(Int)
     }
 
     private let kind: Kind
@@ -28,8 +27,6 @@ public struct ZeroMQError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let timedOut = ZeroMQError(.timedOut)
     /// The waiting task was cancelled.
     public static let cancelled = ZeroMQError(.cancelled)
-    /// A reply larger than the socket sends.
-    static func messageTooLarge(_ size: Int) -> ZeroMQError { ZeroMQError(.messageTooLarge(size)) }
 
     /// libzmq's error number, for a failed call.
     public var errno: Int32? {
@@ -51,7 +48,6 @@ public struct ZeroMQError: Error, Sendable, Equatable, CustomStringConvertible {
         case .closed: "the socket is closed"
         case .timedOut: "timed out"
         case .cancelled: "cancelled"
-        case .messageTooLarge(let size): "message of \(size) bytes is too large"
         }
     }
 }
