@@ -208,6 +208,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // libzmq's C API (Debian's libzmq3-dev), for HeraldZeroMQ only.
+        .systemLibrary(name: "CZeroMQ", pkgConfig: "libzmq", providers: [.apt(["libzmq3-dev"])]),
+        // A small async layer over libzmq: a context and single-frame sockets, each on a thread of its own.
+        .target(name: "HeraldZeroMQ", dependencies: ["CZeroMQ"]),
+        // The push2mob stand-in (compat.md §3): two ZeroMQ REP sockets of text commands.
+        .target(
+            name: "HeraldCompatPush2mob",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldIntake",
+                "HeraldConfiguration",
+                "HeraldZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The composition root: wires store, providers, pipeline, the HTTP front and the front-ends into one ServiceGroup.
         .target(
             name: "HeraldRuntime",
@@ -223,6 +241,7 @@ let package = Package(
                 "HeraldCompatGorush",
                 "HeraldCompatChoominator",
                 "HeraldCompatAPNsMS",
+                "HeraldCompatPush2mob",
                 "HeraldWebhook",
                 "HeraldAPNs",
                 "HeraldFCM",
@@ -419,7 +438,7 @@ let package = Package(
             dependencies: [
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
                 "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldCompatAPNsMS", "HeraldServerTLS",
-                "HeraldConfiguration", "HeraldCore", "HeraldAPNs", "HeraldHTTP2",
+                "HeraldConfiguration", "HeraldCore", "HeraldAPNs", "HeraldHTTP2", "HeraldZeroMQ", "HeraldCompatPush2mob",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -527,10 +546,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldZeroMQTests", dependencies: ["HeraldZeroMQ"]),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldTestSupport", "HeraldSimulators", .target(name: "HeraldCLI"),
+                "HeraldTestSupport", "HeraldSimulators", "HeraldZeroMQ", .target(name: "HeraldCLI"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

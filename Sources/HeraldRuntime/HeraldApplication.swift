@@ -3,6 +3,7 @@ import HeraldAPNs
 import HeraldCompatAPNsMS
 import HeraldCompatChoominator
 import HeraldCompatGorush
+import HeraldCompatPush2mob
 import HeraldConfiguration
 import HeraldCore
 import HeraldFCM
@@ -31,7 +32,7 @@ public struct HeraldApplication: Sendable {
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
     public static var standardFrontEnds: [any FrontEndKind] {
-        [UDPEventFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd()]
+        [UDPEventFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd()]
     }
 
     /// Where the server's sockets ended up (useful with port 0).

@@ -42,7 +42,7 @@ public final class TestHerald: Sendable {
 
     /// Starts a server from a YAML configuration. The database defaults to a file in a fresh
     /// temporary directory; `server.http.port`, `server.udp.port` and the ports of
-    /// `compat.choominator` and `compat.apns_ms` are replaced by free ports (on 127.0.0.1). It returns once the HTTP port
+    /// `compat.choominator` and `compat.apns_ms`, and the binds of `compat.push2mob`, are replaced by free ports (on 127.0.0.1). It returns once the HTTP port
     /// and every configured front-end listener are bound, plus any `listeners` named.
     public static func start(
         yaml: String = "", directory: String? = nil, logLevel: Logger.Level = .warning, listeners: Set<String> = []
@@ -83,6 +83,15 @@ public final class TestHerald: Sendable {
             values["port"] = .scalar("0")
             configuration.compat.apnsMS = ConfigSection(path: apnsMS.path, values: values)
             expected.insert("apns_ms")
+        }
+        if let push2mob = configuration.compat.push2mob {
+            // libzmq picks a free port for `*`; the front-end reports it from ZMQ_LAST_ENDPOINT.
+            var values = push2mob.values
+            for (key, listener) in [("apns", "push2mob.apns"), ("gcm", "push2mob.gcm")] where values["\(key)_provider"] != nil {
+                values["\(key)_bind"] = .scalar("tcp://127.0.0.1:*")
+                expected.insert(listener)
+            }
+            configuration.compat.push2mob = ConfigSection(path: push2mob.path, values: values)
         }
         var logger = Logger(label: "herald-test")
         logger.logLevel = logLevel

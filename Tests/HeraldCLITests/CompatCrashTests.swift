@@ -2,10 +2,11 @@ import AsyncHTTPClient
 import Foundation
 import HeraldSimulators
 import HeraldTestSupport
+import HeraldZeroMQ
 import NIOCore
 import Testing
 
-/// Issue 16: a message accepted by a compat stand-in (gorush, apns-ms, Choominator) survives
+/// Issues 16 and 17: a message accepted by a compat stand-in (gorush, apns-ms, Choominator, push2mob) survives
 /// `kill -9` of Herald before it is delivered.
 ///
 /// Each test runs the real `herald` binary against an APNs simulator in this process that never
@@ -186,5 +187,32 @@ import Testing
             #expect(accepted.header("apns-priority") == "10")
             #expect(accepted.header("apns-collapse-id") == "score-update")
         }
+    }
+
+    /// push2mob's APNs socket answered `OK <ids>`: every token is still delivered after `kill -9`.
+    @Test func push2mobSendSurvivesKill() async throws {
+        let zmqPort = try HeraldProcess.freePort()
+        let tokens = (0..<3).map { APNsTestBed.token(300 + $0) }
+        let compat = "compat:\n  push2mob: {apns_provider: apns, apns_bind: \"tcp://127.0.0.1:\(zmqPort)\"}\n"
+        let run = try await crashAndRestart(compat: compat, expected: Set(tokens)) { _ in
+            let context = try ZeroMQContext()
+            let client = try ZeroMQSocket(.request, context: context)
+            do {
+                // A REQ socket connects (and reconnects) in the background: the request waits for the bind.
+                try await client.connect("tcp://127.0.0.1:\(zmqPort)")
+                let request = "send +86400 3 \(tokens.joined(separator: " ")) {\"aps\":{\"alert\":\"push2mob\"}}"
+                let reply = String(decoding: try await client.request(Array(request.utf8), timeout: .seconds(30)), as: UTF8.self)
+                let ids = reply.split(separator: " ").dropFirst().compactMap { Int64($0) }
+                #expect(reply.hasPrefix("OK ") && ids.count == 3 && ids == Array(ids[0]..<ids[0] + 3), "\(reply)")
+            } catch {
+                await client.close()
+                await context.terminate()
+                throw error
+            }
+            await client.close()
+            await context.terminate()
+        }
+        #expect(Set(run.accepted.map(\.token)) == Set(tokens))
+        #expect(run.accepted.allSatisfy { $0.body == #"{"aps":{"alert":"push2mob"}}"# }, "\(run.accepted.map(\.body))")
     }
 }
