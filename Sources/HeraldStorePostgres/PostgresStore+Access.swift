@@ -90,6 +90,15 @@ final class AcquiredFlag: Sendable {
     var isSet: Bool { value.load(ordering: .acquiring) }
 }
 
+/// Whether the notification listener is subscribed; set and cleared by the listener only.
+final class ListeningFlag: Sendable {
+    private let state = Atomic(false)
+
+    func set(_ value: Bool) { state.store(value, ordering: .releasing) }
+
+    var value: Bool { state.load(ordering: .acquiring) }
+}
+
 /// A statement the server refused (not a connection failure): its SQLSTATE and message.
 public struct PostgresQueryError: Error, CustomStringConvertible {
     /// The five-character SQLSTATE code.

@@ -26,6 +26,7 @@ extension PostgresStore {
                     try await connection.listen(on: channel) { notifications in
                         self.logger.debug("listening for other nodes", metadata: ["channel": "\(channel)"])
                         subscribed.set()
+                        self.listening.set(true)
                         if resubscribing {
                             self.wakeUpHub.yield(.jobs)
                             self.wakeUpHub.yield(.deliveries)
@@ -39,6 +40,7 @@ extension PostgresStore {
                 if Task.isCancelled || lifecycle.isClosed { return }
                 logger.warning("lost the notification listener; resubscribing", metadata: ["error": "\(Self.storeError(error))"])
             }
+            listening.set(false)
             resubscribing = resubscribing || subscribed.isSet
             // A listener that was up starts over quickly; one that cannot subscribe backs off.
             delay = subscribed.isSet ? .milliseconds(100) : min(delay * 2, .seconds(5))

@@ -32,6 +32,11 @@ public final class PostgresStore: HeraldStore {
     /// Wake-ups for this process's subscribers, from its own commits and from other nodes'.
     let wakeUpHub = StoreWakeUps()
     let lifecycle = StoreLifecycle()
+    /// Set while the notification listener is subscribed (tests wait for it).
+    let listening = ListeningFlag()
+
+    /// Whether this node currently receives the other nodes' notifications.
+    var isListening: Bool { listening.value }
 
     /// The database's time (see ``DatabaseClock``).
     public var clock: WallClock { databaseClock.wallClock }

@@ -30,12 +30,11 @@ public final class PostgresTestServer: Sendable {
     }
 
     private static let sharedStart = Task<PostgresTestServer, any Error> {
-        let server = try await PostgresTestServer.start()
-        server.stopAtExit()
-        return server
+        try await PostgresTestServer.start()
     }
 
-    /// Starts a server of its own (for a test that stops or restarts it); stop it with ``stop()``.
+    /// Starts a server of its own (for a test that stops or restarts it), stopped and removed at
+    /// exit like the shared one.
     public static func start() async throws -> PostgresTestServer {
         let binaries = try findBinaries()
         let runAsPostgres = getuid() == 0
@@ -61,6 +60,7 @@ public final class PostgresTestServer: Sendable {
             stopNow(pgCtl: binaries + "/pg_ctl", directory: directory, runAsPostgres: runAsPostgres)
             throw error
         }
+        server.stopAtExit()
         return server
     }
 
@@ -103,9 +103,11 @@ public final class PostgresTestServer: Sendable {
         "postgres://\(username):\(password)@\(host):\(port)/\(database)"
     }
 
-    /// Stops the server at once (`immediate`: connections are cut as by a crash).
-    public func stop() async throws {
-        try await server("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+    /// Stops the server, cutting every connection: `immediate` as by a crash, which with this
+    /// cluster's `synchronous_commit=off` may lose the last commits; `fast` (the default) writes
+    /// them first, as an orderly restart of a production server would.
+    public func stop(immediately: Bool = false) async throws {
+        try await server("pg_ctl", ["-D", directory + "/data", "-m", immediately ? "immediate" : "fast", "-w", "stop"])
     }
 
     /// Starts the server again after ``stop()``, on the same port with the same data.
@@ -124,14 +126,20 @@ public final class PostgresTestServer: Sendable {
 
     /// Stops the server and removes its directory when the process exits.
     private func stopAtExit() {
-        Self.atExit.withLock { $0 = (binaries + "/pg_ctl", directory, runAsPostgres) }
+        let first = Self.atExit.withLock { servers in
+            servers.append((binaries + "/pg_ctl", directory, runAsPostgres))
+            return servers.count == 1
+        }
+        guard first else { return }
         atexit {
-            guard let (pgCtl, directory, runAsPostgres) = PostgresTestServer.atExit.withLock({ $0 }) else { return }
-            PostgresTestServer.stopNow(pgCtl: pgCtl, directory: directory, runAsPostgres: runAsPostgres)
+            for (pgCtl, directory, runAsPostgres) in PostgresTestServer.atExit.withLock({ $0 }) {
+                PostgresTestServer.stopNow(pgCtl: pgCtl, directory: directory, runAsPostgres: runAsPostgres)
+            }
         }
     }
 
-    private static let atExit = Mutex<(String, String, Bool)?>(nil)
+    /// The clusters to stop at exit: `pg_ctl`, directory, whether to run it as `postgres`.
+    private static let atExit = Mutex<[(String, String, Bool)]>([])
 
     /// Stops a cluster synchronously and removes its directory (exit handlers cannot await).
     private static func stopNow(pgCtl: String, directory: String, runAsPostgres: Bool) {

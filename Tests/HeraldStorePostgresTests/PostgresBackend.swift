@@ -13,10 +13,13 @@ extension StoreBackend {
 
 /// Opens stores on fresh databases of the shared test server.
 enum PostgresTestStores {
-    /// A ready store on a new database of `server` (the shared one by default).
-    static func open(on server: PostgresTestServer? = nil, configure: (inout PostgresStoreConfiguration) -> Void = { _ in }) async throws -> PostgresStore {
+    /// A ready store on `database` of `server` (by default a new database of the shared server):
+    /// several stores on one database are several nodes.
+    static func open(
+        on server: PostgresTestServer? = nil, database: String? = nil, configure: (inout PostgresStoreConfiguration) -> Void = { _ in }
+    ) async throws -> PostgresStore {
         let server = if let server { server } else { try await PostgresTestServer.shared() }
-        let database = try await server.createDatabase()
+        let database = if let database { database } else { try await server.createDatabase() }
         var configuration = PostgresStoreConfiguration(
             host: server.host, port: server.port, username: server.username, password: server.password, database: database)
         // Checks run in parallel, each with a store of its own: a small pool each.
