@@ -195,6 +195,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldStoreSQLite",
+                "HeraldStorePostgres",
                 "HeraldConfiguration",
                 "HeraldPipeline",
                 "HeraldIntake",
@@ -401,7 +402,7 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
-                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldCompatAPNsMS", "HeraldAPNs", "HeraldHTTP2",
+                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldStorePostgres", "HeraldCompatAPNsMS", "HeraldAPNs", "HeraldHTTP2",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
