@@ -7,7 +7,7 @@ extension PostgresStore {
     public func ping() async throws {
         let logger = self.logger
         try await withConnection { connection in
-            try await connection.query("SELECT 1", logger: logger)
+            _ = try await connection.query("SELECT 1", logger: logger).collect()
         }
     }
 

@@ -160,7 +160,7 @@ extension PostgresStore {
     public func completeJob(jobID: Int64, owner: String) async throws {
         let logger = self.logger
         try await withConnection { connection in
-            try await connection.query("DELETE FROM publish_jobs WHERE id = \(jobID) AND lease_owner = \(owner)", logger: logger)
+            _ = try await connection.query("DELETE FROM publish_jobs WHERE id = \(jobID) AND lease_owner = \(owner)", logger: logger).collect()
         }
     }
 

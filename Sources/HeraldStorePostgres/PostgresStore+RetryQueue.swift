@@ -70,7 +70,7 @@ extension PostgresStore {
     public func completeRetry(id: Int64) async throws {
         let logger = self.logger
         try await withConnection { connection in
-            try await connection.query("DELETE FROM retries WHERE id = \(id)", logger: logger)
+            _ = try await connection.query("DELETE FROM retries WHERE id = \(id)", logger: logger).collect()
         }
     }
 
@@ -78,10 +78,10 @@ extension PostgresStore {
     public func rescheduleRetry(id: Int64, attempts: Int, dueAt: Int64, lastReason: String?) async throws {
         let logger = self.logger
         try await withConnection { connection in
-            try await connection.query("""
+            _ = try await connection.query("""
                 UPDATE retries SET attempts = \(attempts), due_at = \(dueAt), last_reason = \(lastReason), lease_owner = NULL, lease_expires = NULL
                 WHERE id = \(id)
-                """, logger: logger)
+                """, logger: logger).collect()
         }
     }
 

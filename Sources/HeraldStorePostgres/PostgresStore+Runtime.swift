@@ -120,7 +120,7 @@ extension PostgresStore {
         let channel = configuration.channel
         let logger = self.logger
         try await withConnection { connection in
-            try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+            _ = try await connection.query("SELECT pg_notify(\(channel), \(payload))", logger: logger).collect()
         }
     }
 
