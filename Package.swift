@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldStoreSQLite", targets: ["HeraldStoreSQLite"]),
+        .library(name: "HeraldStorePostgres", targets: ["HeraldStorePostgres"]),
         .library(name: "HeraldStoreConformance", targets: ["HeraldStoreConformance"]),
         .library(name: "HeraldIntake", targets: ["HeraldIntake"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
     ],
     targets: [
         // Transport-free model: payloads, templates, badge logic, body decoding, ACLs, the provider plug-in protocol.
@@ -57,6 +59,18 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C interface, for the few hot loops where GRDB's per-statement work dominates.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // The store on PostgreSQL (postgres-nio): `PostgresStore`, shared by several Herald nodes.
+        .target(
+            name: "HeraldStorePostgres",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The store conformance suite, as checks that every backend's test target runs against its own store.
@@ -233,6 +247,7 @@ let package = Package(
                 "HeraldCore",
                 "HeraldStore",
                 "HeraldStoreSQLite",
+                "HeraldStorePostgres",
                 "HeraldConfiguration",
                 "HeraldPipeline",
                 "HeraldIntake",
@@ -427,6 +442,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The conformance suite against PostgreSQL (a server the tests start), and what only PostgreSQL has.
+        .testTarget(
+            name: "HeraldStorePostgresTests",
+            dependencies: [
+                "HeraldStorePostgres", "HeraldStoreConformance", "HeraldStore", "HeraldCore", "HeraldTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore"]),
         .testTarget(name: "HeraldPipelineTests", dependencies: ["HeraldPipeline", "HeraldCore", "HeraldStore"]),
         .testTarget(
@@ -437,8 +461,8 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
-                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldCompatAPNsMS", "HeraldServerTLS",
-                "HeraldConfiguration", "HeraldCore", "HeraldAPNs", "HeraldHTTP2", "HeraldZeroMQ", "HeraldCompatPush2mob",
+                "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldStorePostgres", "HeraldCompatAPNsMS",
+                "HeraldServerTLS", "HeraldConfiguration", "HeraldCore", "HeraldAPNs", "HeraldHTTP2", "HeraldZeroMQ", "HeraldCompatPush2mob",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

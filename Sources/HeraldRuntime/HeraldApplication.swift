@@ -13,6 +13,7 @@ import HeraldPipeline
 import HeraldServer
 import HeraldServerTLS
 import HeraldStore
+import HeraldStorePostgres
 import HeraldStoreSQLite
 import HeraldWebhook
 import HeraldWebPush
@@ -86,8 +87,16 @@ public struct HeraldApplication: Sendable {
             } catch {
                 throw ConfigurationError(key: "server.database", "cannot open SQLite database \(path): \(error)")
             }
-        case .postgres:
-            throw ConfigurationError(key: "server.database", "PostgreSQL is not supported by this build yet")
+        case .postgres(let url):
+            // Nothing connects here: the store's pool runs in StoreService, which connects and
+            // migrates (waiting for an unreachable database) while the first calls wait for it.
+            let configuration: PostgresStoreConfiguration
+            do {
+                configuration = try PostgresStoreConfiguration(url: url)
+            } catch {
+                throw ConfigurationError(key: "server.database", "\(error)")
+            }
+            store = PostgresStore(configuration: configuration, logger: logger.child("herald.store"))
         }
         self.store = store
 

@@ -11,6 +11,7 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         case idExhausted
         case corruptRow
         case unsupportedDatabase
+        case unavailable
     }
 
     private let code: Code
@@ -41,6 +42,15 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         StoreError(.unsupportedDatabase, detail)
     }
 
+    /// The database cannot be reached now (a connection failed or none was free in time); the
+    /// call may succeed later. Callers answer 503 rather than accept work they could not store.
+    public static let unavailable = StoreError(.unavailable, "database unavailable")
+
+    /// The database cannot be reached now; `detail` says why (never a password).
+    public static func unavailable(_ detail: String) -> StoreError {
+        StoreError(.unavailable, detail)
+    }
+
     /// Equal when the kind of failure is the same, whatever the details.
     public static func == (lhs: StoreError, rhs: StoreError) -> Bool {
         lhs.code == rhs.code
@@ -57,6 +67,7 @@ public struct StoreError: Error, Hashable, CustomStringConvertible {
         case .idExhausted: "StoreError.idExhausted: \(detail)"
         case .corruptRow: "StoreError.corruptRow: \(detail)"
         case .unsupportedDatabase: "StoreError.unsupportedDatabase: \(detail)"
+        case .unavailable: "StoreError.unavailable: \(detail)"
         }
     }
 }

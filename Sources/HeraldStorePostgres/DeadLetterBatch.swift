@@ -1,0 +1,61 @@
+import HeraldCore
+import HeraldStore
+
+/// The dead letters of a page of records, as one JSON document of rows and each distinct
+/// content once in two parallel arrays the rows point into (1-based), for one `INSERT … SELECT`.
+struct DeadLetterBatch: Sendable {
+    struct Row: Encodable, Sendable {
+        var n: Int
+        var c: Int
+        var time: Int64
+        var subscriber_id: String?
+        var origin: String
+        var proto: String
+        var token: String
+        var event: String
+        var statistics_event: String?
+        var silent: Bool
+        var badge: Int?
+        var attempts: Int
+        var published_at: Int64
+        var status: Int?
+        var reason: String
+        var max_attempts: Int?
+    }
+
+    var rows: [Row] = []
+    var contents: [String] = []
+    var contentIsPayload: [Bool] = []
+
+    /// The dead letters of the failure records that carry one.
+    init(_ records: [DeliveryRecord], time: Int64) throws {
+        var index: [DeliveryContent: Int] = [:]
+        for record in records {
+            guard let content = record.deadLetter else { continue }
+            let status: Int?
+            let reason: String
+            switch record.effect {
+            case .failed(let failedReason, let failedStatus), .subscriberFailure(let failedReason, let failedStatus):
+                (reason, status) = (failedReason, failedStatus)
+            case .delivered, .deadToken:
+                continue
+            }
+            let c: Int
+            if let known = index[content.notification] {
+                c = known
+            } else {
+                let stored = try PostgresCodec.encode(content.notification)
+                contents.append(stored.notification ?? stored.payload ?? "")
+                contentIsPayload.append(stored.notification == nil)
+                c = contents.count
+                index[content.notification] = c
+            }
+            rows.append(Row(
+                n: rows.count, c: c, time: time, subscriber_id: record.subscriberID?.rawValue, origin: record.origin.rawValue,
+                proto: record.proto, token: record.token, event: content.notification.eventName,
+                statistics_event: record.statisticsEvent?.rawValue, silent: content.silent, badge: content.badge,
+                attempts: content.attempts, published_at: content.publishedAt, status: status, reason: reason,
+                max_attempts: content.maxAttempts))
+        }
+    }
+}

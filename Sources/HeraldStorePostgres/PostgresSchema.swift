@@ -1,0 +1,183 @@
+/// The PostgreSQL schema, as versioned migrations.
+///
+/// The same tables as SQLite's schema at its latest version (`SQLiteSchema`), written once
+/// rather than replaying SQLite's history. Text that is compared or ordered (ids, event names,
+/// providers) uses the `"C"` collation: the API promises byte order, whatever the database's
+/// default collation. Times are Unix seconds or milliseconds in `bigint`, as the store protocol
+/// gives them; contents are their JSON text.
+enum PostgresSchema {
+    /// One migration: a version, a name for the log, and its statements, run in one transaction.
+    struct Migration: Sendable {
+        var version: Int
+        var name: String
+        var statements: [String]
+    }
+
+    /// The key of the advisory lock held while migrating: nodes starting together on an empty
+    /// database take turns, and each after the first finds nothing left to do.
+    static let advisoryLockKey: Int64 = 0x4865_7261_6C64_0001  // "Herald" + 1
+
+    /// Migrations in order; a released migration is never edited, only followed by a new one.
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "v1-initial", statements: [
+            // `identity` is what makes two registrations the same subscriber (the token, or a Web
+            // Push endpoint whose keys may change).
+            """
+            CREATE TABLE subscribers (
+                id text COLLATE "C" NOT NULL PRIMARY KEY,
+                proto text COLLATE "C" NOT NULL,
+                token text NOT NULL,
+                identity text NOT NULL,
+                lang text,
+                version text,
+                category text,
+                content_available text,
+                created bigint NOT NULL,
+                updated bigint NOT NULL,
+                failures integer NOT NULL DEFAULT 0,
+                UNIQUE (proto, identity)
+            )
+            """,
+            // Only subscribers with a failure count, usually none: a page of successes finds the
+            // counters to reset without touching every subscriber of the page.
+            "CREATE INDEX subscribers_failing ON subscribers (id) WHERE failures <> 0",
+            // Every delivery of a badge-counting kind increments a badge: in a narrow table of its
+            // own, each new row version is small (and heap-only when possible) instead of a copy of
+            // the whole subscriber.
+            """
+            CREATE TABLE badges (
+                subscriber_id text COLLATE "C" NOT NULL PRIMARY KEY REFERENCES subscribers (id) ON DELETE CASCADE,
+                badge text
+            )
+            """,
+            // Keyed by (event, subscriber_id): an event's audience is one index range in
+            // subscriber-id order, which is exactly the keyset page.
+            """
+            CREATE TABLE subscriptions (
+                event text COLLATE "C" NOT NULL,
+                subscriber_id text COLLATE "C" NOT NULL REFERENCES subscribers (id) ON DELETE CASCADE,
+                ignore_message boolean NOT NULL,
+                PRIMARY KEY (event, subscriber_id)
+            )
+            """,
+            "CREATE INDEX subscriptions_by_subscriber ON subscriptions (subscriber_id, event)",
+            // Ordinary events have a row exactly while they have a subscription; `broadcast` and
+            // `unicast:<id>` have one once published to. Subscriber counts are counted when asked
+            // (an index range), not kept by triggers: a counter row every registration or
+            // subscription updated would serialize the nodes' writes on it.
+            """
+            CREATE TABLE events (
+                name text COLLATE "C" NOT NULL PRIMARY KEY,
+                created bigint NOT NULL,
+                last bigint,
+                total bigint NOT NULL DEFAULT 0,
+                delivered bigint NOT NULL DEFAULT 0,
+                failed bigint NOT NULL DEFAULT 0
+            )
+            """,
+            // Sequences never hand an id out twice: a worker that lost its lease cannot complete
+            // a newer job that reused the id.
+            """
+            CREATE TABLE publish_jobs (
+                id bigserial PRIMARY KEY,
+                audience_kind text NOT NULL,
+                audience_value text,
+                origin text NOT NULL DEFAULT 'pushd',
+                notification text,
+                payload text,
+                published_at bigint NOT NULL,
+                cursor text COLLATE "C",
+                pending text,
+                lease_owner text,
+                lease_expires bigint,
+                CHECK ((notification IS NULL) = (payload IS NOT NULL))
+            )
+            """,
+            """
+            CREATE TABLE retries (
+                id bigserial PRIMARY KEY,
+                subscriber_id text COLLATE "C" REFERENCES subscribers (id) ON DELETE CASCADE,
+                proto text,
+                token text,
+                origin text NOT NULL DEFAULT 'pushd',
+                statistics_event text COLLATE "C",
+                notification text,
+                payload text,
+                silent boolean NOT NULL,
+                badge integer,
+                attempts integer NOT NULL,
+                max_attempts integer,
+                due_at bigint NOT NULL,
+                published_at bigint NOT NULL,
+                last_reason text,
+                lease_owner text,
+                lease_expires bigint,
+                CHECK ((subscriber_id IS NULL) = (token IS NOT NULL)),
+                CHECK ((notification IS NULL) = (payload IS NOT NULL))
+            )
+            """,
+            "CREATE INDEX retries_by_due_at ON retries (due_at, id)",
+            // The cascade from subscribers needs it, or each deletion scans every retry.
+            "CREATE INDEX retries_by_subscriber ON retries (subscriber_id) WHERE subscriber_id IS NOT NULL",
+            // Only leased rows, a handful at any time: `nextRetryDue` sees abandoned leases without
+            // scanning a backlog of millions, and releasing a node's leases finds them at once.
+            "CREATE INDEX retries_leased ON retries (lease_expires) WHERE lease_expires IS NOT NULL",
+            // No foreign key: the log outlives the subscribers it names.
+            """
+            CREATE TABLE feedback (
+                id bigserial PRIMARY KEY,
+                time bigint NOT NULL,
+                subscriber_id text COLLATE "C",
+                origin text COLLATE "C" NOT NULL DEFAULT 'pushd',
+                proto text NOT NULL,
+                token text NOT NULL,
+                status integer,
+                reason text NOT NULL,
+                action text NOT NULL,
+                replacement text,
+                reference text,
+                invalid_since bigint,
+                taken boolean NOT NULL DEFAULT false
+            )
+            """,
+            "CREATE INDEX feedback_by_time ON feedback (time)",
+            // A front-end reads its own feedback forward from a cursor, and takes what it has not yet.
+            "CREATE INDEX feedback_by_origin ON feedback (origin, id)",
+            "CREATE INDEX feedback_untaken ON feedback (origin, id) WHERE NOT taken",
+            // No foreign key: a dead letter stays visible after its subscriber is gone, though it
+            // can only be replayed while the subscriber exists.
+            """
+            CREATE TABLE dead_letters (
+                id bigserial PRIMARY KEY,
+                time bigint NOT NULL,
+                subscriber_id text COLLATE "C",
+                origin text NOT NULL DEFAULT 'pushd',
+                proto text NOT NULL,
+                token text NOT NULL,
+                event text NOT NULL,
+                statistics_event text COLLATE "C",
+                notification text,
+                payload text,
+                silent boolean NOT NULL,
+                badge integer,
+                attempts integer NOT NULL,
+                max_attempts integer,
+                published_at bigint NOT NULL,
+                status integer,
+                reason text NOT NULL,
+                CHECK ((notification IS NULL) = (payload IS NOT NULL))
+            )
+            """,
+            "CREATE INDEX dead_letters_by_time ON dead_letters (time)",
+            // Events too large for a NOTIFY payload (8000 bytes): the notification carries the row's
+            // id and every node reads the event here. Kept a few minutes, then pruned.
+            """
+            CREATE TABLE announcements (
+                id bigserial PRIMARY KEY,
+                created timestamptz NOT NULL DEFAULT now(),
+                event text NOT NULL
+            )
+            """,
+        ]),
+    ]
+}

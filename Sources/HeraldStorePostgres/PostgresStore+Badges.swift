@@ -1,0 +1,68 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    /// Increments a page of badges with one statement when they are as the caller read them (the
+    /// usual case), and two more for those that changed meanwhile. ``BadgeLogic`` holds the rule,
+    /// so the new values are computed here and bound as arrays.
+    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
+        guard !expectations.isEmpty else { return [] }
+        // An id listed twice is incremented once: its first listing answers for every listing.
+        var first: [SubscriberID: Int] = [:]
+        var ids: [String] = []
+        var expected: [String] = []
+        var expectedNull: [Bool] = []
+        var incremented: [String] = []
+        for (index, expectation) in expectations.enumerated() where first[expectation.id] == nil {
+            first[expectation.id] = index
+            ids.append(expectation.id.rawValue)
+            expected.append(expectation.storedBadge ?? "")
+            expectedNull.append(expectation.storedBadge == nil)
+            incremented.append(BadgeLogic.incrementedStoredBadge(expectation.storedBadge))
+        }
+        let logger = self.logger
+        let (ids_, expected_, expectedNull_, incremented_) = (ids, expected, expectedNull, incremented)
+        let before: [SubscriberID: String?] = try await withTransaction { connection in
+            var before: [SubscriberID: String?] = [:]
+            let written = try await connection.query("""
+                UPDATE badges AS b SET badge = e.new
+                FROM unnest(\(ids_)::text[], \(expected_)::text[], \(expectedNull_)::bool[], \(incremented_)::text[])
+                    AS e(id, expected, expected_null, new)
+                WHERE b.subscriber_id = e.id
+                  AND CASE WHEN e.expected_null THEN b.badge IS NULL ELSE b.badge = e.expected END
+                RETURNING b.subscriber_id
+                """, logger: logger).map { try $0.decode(String.self) }
+            var stale = Set(ids_)
+            for id in written {
+                stale.remove(id)
+            }
+            for (index, id) in ids_.enumerated() where !stale.contains(id) {
+                before[SubscriberID(rawValue: id)] = .some(expectedNull_[index] ? nil : expected_[index])
+            }
+            guard !stale.isEmpty else { return before }
+            // Changed (or reset) since the caller read them, or gone: read under a row lock and
+            // write from the stored value.
+            let staleIDs = stale.sorted()
+            let rows = try await connection.query("""
+                SELECT subscriber_id, badge FROM badges WHERE subscriber_id = ANY(\(staleIDs)::text[])
+                ORDER BY subscriber_id FOR UPDATE
+                """, logger: logger).map { try $0.decode((String, String?).self) }
+            guard !rows.isEmpty else { return before }
+            var updateIDs: [String] = []
+            var updateBadges: [String] = []
+            for (id, badge) in rows {
+                before[SubscriberID(rawValue: id)] = .some(badge)
+                updateIDs.append(id)
+                updateBadges.append(BadgeLogic.incrementedStoredBadge(badge))
+            }
+            try await connection.query("""
+                UPDATE badges AS b SET badge = e.new FROM unnest(\(updateIDs)::text[], \(updateBadges)::text[]) AS e(id, new)
+                WHERE b.subscriber_id = e.id
+                """, logger: logger)
+            return before
+        }
+        return expectations.map { before[$0.id] }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    /// Checks the audience with `EXISTS` (never counting it), then stores the job, bumps the
+    /// statistics and notifies the other nodes, in one transaction (§6.1).
+    public func enqueue(_ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64) async throws -> EnqueueResult {
+        let encoded = try PostgresCodec.encode(content)
+        let logger = self.logger
+        let result = try await withTransaction { connection -> EnqueueResult in
+            let kind: String
+            let value: String?
+            switch audience {
+            case .subscribers(let event):
+                let exists = try await connection.query(
+                    "SELECT 1 FROM subscriptions WHERE event = \(event.rawValue) LIMIT 1", logger: logger).collect()
+                guard !exists.isEmpty else { return .noAudience }
+                (kind, value) = ("subscribers", event.rawValue)
+            case .broadcast:
+                guard try await !connection.query("SELECT 1 FROM subscribers LIMIT 1", logger: logger).collect().isEmpty else {
+                    return .noAudience
+                }
+                (kind, value) = ("broadcast", nil)
+            case .unicast(let id):
+                guard try await Self.subscriberExists(id.rawValue, on: connection, logger: logger) else { return .unknownSubscriber }
+                (kind, value) = ("unicast", id.rawValue)
+            case .test(let id):
+                guard try await Self.subscriberExists(id.rawValue, on: connection, logger: logger) else { return .unknownSubscriber }
+                (kind, value) = ("test", id.rawValue)
+            case .groups(let events, let proto):
+                let names = events.map(\.rawValue)
+                guard try await Self.groupsHaveAudience(names, proto: proto, on: connection, logger: logger) else { return .noAudience }
+                try await connection.query(
+                    "UPDATE events SET total = total + 1, last = \(now) WHERE name = ANY(\(names)::text[])", logger: logger)
+                (kind, value) = (Self.groupsKind, try Self.groupsValue(events, proto: proto))
+            }
+            if let statistics = audience.statisticsEvent {
+                try await connection.query("""
+                    INSERT INTO events (name, created, last, total) VALUES (\(statistics.rawValue), \(now), \(now), 1)
+                    ON CONFLICT (name) DO UPDATE SET total = events.total + 1, last = excluded.last
+                    """, logger: logger)
+            }
+            let rows = try await connection.query("""
+                INSERT INTO publish_jobs (audience_kind, audience_value, notification, payload, published_at, origin)
+                VALUES (\(kind), \(value), \(encoded.notification), \(encoded.payload), \(now), \(origin.rawValue))
+                RETURNING id
+                """, logger: logger).map { try $0.decode(Int64.self) }
+            guard let id = rows.first else { throw StoreError.corruptRow("publish_jobs: no id") }
+            try await self.notify(.jobs, on: connection)
+            return .queued(jobID: id)
+        }
+        if case .queued = result { wakeUpHub.yield(.jobs) }
+        return result
+    }
+
+    /// The columns ``job(_:)`` reads, in its order.
+    static let jobColumns = "id, audience_kind, audience_value, notification, published_at, cursor, pending, origin, payload"
+
+    /// Leases the oldest free jobs: rows another node is claiming at this instant are skipped
+    /// (`SKIP LOCKED`), not waited for, so nodes never queue behind each other's claims.
+    public func claimJobs(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [PublishJob] {
+        guard limit > 0 else { return [] }
+        let logger = self.logger
+        let rows = try await withConnection { connection in
+            try await connection.query("""
+                UPDATE publish_jobs AS j SET lease_owner = \(lease.owner), lease_expires = \(lease.expiresAt)
+                FROM (
+                    SELECT id FROM publish_jobs
+                    WHERE lease_expires IS NULL OR lease_expires < \(nowMillis)
+                    ORDER BY id LIMIT \(limit)
+                    FOR UPDATE SKIP LOCKED
+                ) AS free
+                WHERE j.id = free.id
+                RETURNING \(unescaped: Self.jobColumns.split(separator: ",").map { "j." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                """, logger: logger).map(Self.jobTuple)
+        }
+        return try rows.map(Self.job).sorted { $0.id < $1.id }
+    }
+
+    /// The raw columns of a job row.
+    typealias JobTuple = (Int64, String, String?, String?, Int64, String?, String?, String, String?)
+
+    static func jobTuple(_ row: PostgresRow) throws -> JobTuple {
+        try row.decode(JobTuple.self)
+    }
+
+    /// Reads a job selected as ``jobColumns``.
+    static func job(_ t: JobTuple) throws -> PublishJob {
+        let (id, kind, value, notification, publishedAt, cursor, pending, origin, payload) = t
+        let audience: PublishAudience
+        switch (kind, value) {
+        case ("subscribers", let name?): audience = .subscribers(try PostgresCodec.eventName(name, table: "publish_jobs"))
+        case ("broadcast", _): audience = .broadcast
+        case ("unicast", let id?): audience = .unicast(SubscriberID(rawValue: id))
+        case ("test", let id?): audience = .test(SubscriberID(rawValue: id))
+        case (groupsKind, let list?): audience = try groupsAudience(list, jobID: id)
+        default: throw StoreError.corruptRow("publish_jobs \(id): unknown audience \(kind)")
+        }
+        return PublishJob(
+            id: id, audience: audience, origin: DeliveryOrigin(rawValue: origin),
+            content: try PostgresCodec.content(notification: notification, payload: payload, table: "publish_jobs", id: id),
+            publishedAt: publishedAt, cursor: cursor.map(SubscriberID.init(rawValue:)),
+            pending: try PendingMembersCodec.members(pending, jobID: id))
+    }
+
+    /// Reads one keyset page: an index range of the event's subscriptions joined to their
+    /// subscribers and badges, a range of the subscribers table for broadcast, or a merge of
+    /// several events' ranges for groups, in one statement.
+    public func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember] {
+        guard limit > 0 else { return [] }
+        let logger = self.logger
+        let columns = PostgresCodec.subscriberColumns
+        // The empty string sorts before every id in the "C" collation: no cursor is "after ''".
+        let after = cursor?.rawValue ?? ""
+        switch job.audience {
+        case .subscribers(let event):
+            return try await withConnection { connection in
+                try await connection.query("""
+                    SELECT \(unescaped: columns), sub.ignore_message
+                    FROM subscriptions AS sub
+                    JOIN subscribers AS s ON s.id = sub.subscriber_id
+                    LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                    WHERE sub.event = \(event.rawValue) AND sub.subscriber_id > \(after)
+                    ORDER BY sub.subscriber_id LIMIT \(limit)
+                    """, logger: logger).map(PostgresCodec.member)
+            }
+        case .broadcast:
+            return try await withConnection { connection in
+                try await connection.query("""
+                    SELECT \(unescaped: columns) FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                    WHERE s.id > \(after) ORDER BY s.id LIMIT \(limit)
+                    """, logger: logger).map { AudienceMember(subscriber: try PostgresCodec.subscriber($0), silent: false) }
+            }
+        case .unicast(let id), .test(let id):
+            if let cursor, !(cursor < id) { return [] }
+            return try await subscribers([id]).map { AudienceMember(subscriber: $0, silent: false) }
+        case .groups(let events, let proto):
+            return try await withConnection { connection in
+                try await Self.groupsPage(events, proto: proto, after: cursor, limit: limit, on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// Moves the cursor and renews the lease, only while the caller still owns the job.
+    public func checkpoint(jobID: Int64, cursor: SubscriberID, lease: Lease) async throws -> Bool {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await !connection.query("""
+                UPDATE publish_jobs SET cursor = \(cursor.rawValue), pending = NULL, lease_expires = \(lease.expiresAt)
+                WHERE id = \(jobID) AND lease_owner = \(lease.owner) RETURNING 1
+                """, logger: logger).collect().isEmpty
+        }
+    }
+
+    /// Deletes the job only if `owner` still holds it: a worker that lost its lease must not
+    /// remove a job another worker is still fanning out.
+    public func completeJob(jobID: Int64, owner: String) async throws {
+        let logger = self.logger
+        try await withConnection { connection in
+            _ = try await connection.query("DELETE FROM publish_jobs WHERE id = \(jobID) AND lease_owner = \(owner)", logger: logger).collect()
+        }
+    }
+
+    /// Clears the lease columns of everything `owner` holds, in one transaction, and tells the
+    /// other nodes there is work to take over.
+    public func releaseLeases(owner: String) async throws {
+        let logger = self.logger
+        try await withTransaction { connection in
+            try await connection.query(
+                "UPDATE publish_jobs SET lease_owner = NULL, lease_expires = NULL WHERE lease_owner = \(owner)", logger: logger)
+            try await connection.query("""
+                UPDATE retries SET lease_owner = NULL, lease_expires = NULL WHERE lease_expires IS NOT NULL AND lease_owner = \(owner)
+                """, logger: logger)
+            try await self.notify(.jobs, on: connection)
+            try await self.notify(.deliveries, on: connection)
+        }
+    }
+
+    /// Counts both queues in one statement.
+    public func backlog() async throws -> Backlog {
+        let logger = self.logger
+        return try await withConnection { connection in
+            let counts = try await connection.query(
+                "SELECT (SELECT count(*) FROM publish_jobs), (SELECT count(*) FROM retries)", logger: logger
+            ).map { try $0.decode((Int, Int).self) }
+            return Backlog(jobs: counts.first?.0 ?? 0, retries: counts.first?.1 ?? 0)
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    /// The body of ``record(_:maxFailures:now:)`` inside a caller's transaction: one statistics
+    /// update for every event of the page, one statement for every failure counter, one read of
+    /// the dead tokens' `updated`, one feedback insert, one dead-letter insert and one cascade for
+    /// everything unregistered, each over bound arrays.
+    ///
+    /// Failure counters follow the records in order, so "failed, delivered, failed" for one
+    /// subscriber leaves its counter at 1. A subscriber reaching `maxFailures` gets two feedback
+    /// entries: the failure itself (`failed`) and its unregistration (`failures:<n>`). A dead
+    /// token of a subscriber that no longer exists is logged as `failed`: nothing was unregistered.
+    /// - Returns: the subscribers unregistered, with the reason.
+    static func applyRecords(
+        _ records: [DeliveryRecord], maxFailures: Int, now: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [(id: SubscriberID, reason: String)] {
+        guard !records.isEmpty else { return [] }
+        try await updateStatistics(records, on: connection, logger: logger)
+        let reachedThreshold = try await updateFailureCounters(records, maxFailures: maxFailures, on: connection, logger: logger)
+
+        let deadTokenIDs = Array(Set(records.compactMap { record -> String? in
+            if case .deadToken = record.effect { return record.subscriberID?.rawValue }
+            return nil
+        }))
+        var updatedByID: [String: Int64] = [:]
+        if !deadTokenIDs.isEmpty {
+            for (id, updated) in try await connection.query(
+                "SELECT id, updated FROM subscribers WHERE id = ANY(\(deadTokenIDs)::text[])", logger: logger
+            ).map({ try $0.decode((String, Int64).self) }) {
+                updatedByID[id] = updated
+            }
+        }
+
+        var feedback: [FeedbackEntry] = []
+        var unregistered: [(id: SubscriberID, reason: String)] = []
+        var unregisteredIDs: Set<String> = []
+        var remainingFailures: [String: Int] = [:]
+        for record in records {
+            if case .subscriberFailure = record.effect, let id = record.subscriberID {
+                remainingFailures[id.rawValue, default: 0] += 1
+            }
+        }
+        func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
+            var invalidSince: Int64?
+            if case .deadToken(_, _, let since) = record.effect { invalidSince = since }
+            return FeedbackEntry(
+                time: now, subscriberID: record.subscriberID, origin: record.origin, proto: record.proto, token: record.token, status: status,
+                reason: reason, action: action, reference: record.reference, invalidSince: invalidSince)
+        }
+        func unregister(_ id: SubscriberID, reason: String) {
+            if unregisteredIDs.insert(id.rawValue).inserted {
+                unregistered.append((id, reason))
+            }
+        }
+        for record in records {
+            guard let subscriberID = record.subscriberID else {
+                // A raw token: nothing to count or unregister, only what its sender should know.
+                switch record.effect {
+                case .delivered:
+                    continue
+                case .deadToken(let reason, let status, _):
+                    feedback.append(entry(record, status: status, reason: reason, action: .invalid))
+                case .failed(let reason, let status), .subscriberFailure(let reason, let status):
+                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                }
+                continue
+            }
+            let id = subscriberID.rawValue
+            switch record.effect {
+            case .delivered:
+                continue
+            case .failed(let reason, let status):
+                feedback.append(entry(record, status: status, reason: reason, action: .failed))
+            case .deadToken(let reason, let status, let invalidSince):
+                guard let updated = updatedByID[id], !unregisteredIDs.contains(id) else {
+                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                    continue
+                }
+                // §11.2: a token reported invalid before the app registered again is still valid.
+                if let invalidSince, updated * 1000 >= invalidSince {
+                    feedback.append(entry(record, status: status, reason: reason, action: .kept))
+                } else {
+                    feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
+                    unregister(subscriberID, reason: reason)
+                }
+            case .subscriberFailure(let reason, let status):
+                feedback.append(entry(record, status: status, reason: reason, action: .failed))
+                remainingFailures[id, default: 0] -= 1
+                if remainingFailures[id] == 0, let failures = reachedThreshold[id], !unregisteredIDs.contains(id) {
+                    let reason = "failures:\(failures)"
+                    feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
+                    unregister(subscriberID, reason: reason)
+                }
+            }
+        }
+        try await insertFeedback(feedback, on: connection, logger: logger)
+        try await insertDeadLetters(records, time: now, on: connection, logger: logger)
+        _ = try await deleteSubscribers(unregistered.map(\.id.rawValue), on: connection, logger: logger)
+        return unregistered
+    }
+
+    /// Adds each record to `delivered` or `failed` of its statistics row, one statement for every
+    /// event of the batch. Rows deleted meanwhile are not recreated.
+    static func updateStatistics(_ records: [DeliveryRecord], on connection: PostgresConnection, logger: Logger) async throws {
+        var order: [String] = []
+        var counts: [String: (delivered: Int64, failed: Int64)] = [:]
+        for record in records {
+            guard let event = record.statisticsEvent?.rawValue else { continue }
+            if counts[event] == nil {
+                order.append(event)
+                counts[event] = (0, 0)
+            }
+            if case .delivered = record.effect {
+                counts[event]!.delivered += 1
+            } else {
+                counts[event]!.failed += 1
+            }
+        }
+        guard !order.isEmpty else { return }
+        let delivered = order.map { counts[$0]!.delivered }
+        let failed = order.map { counts[$0]!.failed }
+        try await connection.query("""
+            UPDATE events AS e SET delivered = e.delivered + c.delivered, failed = e.failed + c.failed
+            FROM unnest(\(order)::text[], \(delivered)::bigint[], \(failed)::bigint[]) AS c(name, delivered, failed)
+            WHERE e.name = c.name
+            """, logger: logger)
+    }
+
+    /// Applies every counter change of the batch in one statement: a success resets the counter,
+    /// a subscriber failure adds one. Rows whose counter would stay 0 are not written, and a page
+    /// of successes only looks at the partial index of failing subscribers.
+    /// - Returns: the counters of the subscribers that reached `maxFailures` (none when it is 0).
+    static func updateFailureCounters(
+        _ records: [DeliveryRecord], maxFailures: Int, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [String: Int] {
+        var order: [String] = []
+        var changes: [String: (reset: Bool, added: Int)] = [:]
+        for record in records {
+            guard let id = record.subscriberID?.rawValue else { continue }
+            switch record.effect {
+            case .delivered:
+                if changes[id] == nil { order.append(id) }
+                changes[id] = (true, 0)
+            case .subscriberFailure:
+                if changes[id] == nil { order.append(id) }
+                changes[id, default: (false, 0)].added += 1
+            case .deadToken, .failed:
+                continue
+            }
+        }
+        guard !order.isEmpty else { return [:] }
+        let resets = order.map { changes[$0]!.reset }
+        let added = order.map { Int64(changes[$0]!.added) }
+        let updated = try await connection.query("""
+            UPDATE subscribers AS s
+            SET failures = CASE WHEN c.reset THEN c.added ELSE s.failures + c.added END
+            FROM unnest(\(order)::text[], \(resets)::bool[], \(added)::bigint[]) AS c(id, reset, added)
+            WHERE s.id = c.id AND (c.added > 0 OR s.failures <> 0)
+            RETURNING s.id, s.failures
+            """, logger: logger).map { try $0.decode((String, Int32).self) }
+        guard maxFailures > 0 else { return [:] }
+        var reached: [String: Int] = [:]
+        for (id, failures) in updated {
+            if let change = changes[id], change.added > 0, Int(failures) >= maxFailures {
+                reached[id] = Int(failures)
+            }
+        }
+        return reached
+    }
+}

@@ -1,0 +1,77 @@
+import HeraldCore
+import HeraldStore
+import Logging
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// ``HeraldStore`` on a PostgreSQL database that several Herald nodes share.
+///
+/// Work is claimed row by row with `FOR UPDATE SKIP LOCKED` under leases reckoned in the
+/// database's clock (``clock``), so every live node takes its share of a fan-out and a dead
+/// node's leases expire for the others. Hot paths are set-based: a page of audience, badges,
+/// outcomes or retries costs a few statements over bound arrays (`unnest`) or one JSON
+/// document (`jsonb_to_recordset`), never a statement per row. Commits that bring work `NOTIFY`
+/// the other nodes (``run()`` listens), and announced events travel the same way.
+///
+/// The connection pool (postgres-nio's `PostgresClient`) runs inside ``run()``; calls made before
+/// it has connected and migrated the schema wait up to ``PostgresStoreConfiguration/readyTimeout``.
+/// A call that cannot get a connection throws ``StoreError/unavailable``.
+public final class PostgresStore: HeraldStore {
+    /// How many fresh ids a registration draws before giving up (§3.1).
+    static let idDraws = 10
+
+    let configuration: PostgresStoreConfiguration
+    let client: PostgresClient
+    let logger: Logger
+    let makeID: @Sendable () -> SubscriberID
+    /// This process's name on the notification channel: its own notifications are not relayed
+    /// twice (they were handed to its listeners in-process at commit).
+    let nodeID: String
+    let databaseClock = DatabaseClock()
+    /// Wake-ups for this process's subscribers, from its own commits and from other nodes'.
+    let wakeUpHub = StoreWakeUps()
+    let lifecycle = StoreLifecycle()
+    /// Set while the notification listener is subscribed (tests wait for it).
+    let listening = ListeningFlag()
+
+    /// Whether this node currently receives the other nodes' notifications.
+    var isListening: Bool { listening.value }
+
+    /// The database's time (see ``DatabaseClock``).
+    public var clock: WallClock { databaseClock.wallClock }
+
+    /// Creates the store; nothing connects until ``run()`` runs.
+    public convenience init(configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "herald.store.postgres")) {
+        self.init(configuration: configuration, logger: logger, makeID: SubscriberID.random)
+    }
+
+    /// Creates the store with a custom id generator, so tests can force id collisions.
+    init(configuration: PostgresStoreConfiguration, logger: Logger, makeID: @escaping @Sendable () -> SubscriberID) {
+        self.configuration = configuration
+        self.logger = logger
+        self.makeID = makeID
+        self.nodeID = SubscriberID.random().rawValue
+        var clientConfiguration = PostgresClient.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: Self.tls(configuration.tls))
+        clientConfiguration.options.maximumConnections = max(2, configuration.poolSize)
+        clientConfiguration.options.minimumConnections = 1
+        clientConfiguration.options.connectTimeout = configuration.connectTimeout
+        self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+    }
+
+    private static func tls(_ mode: PostgresStoreConfiguration.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+
+    /// Ends ``run()`` (and so the pool) and every wake-up stream; the store cannot be used afterwards.
+    public func close() async throws {
+        lifecycle.close()
+        wakeUpHub.finish()
+    }
+}

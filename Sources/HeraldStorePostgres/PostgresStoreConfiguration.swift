@@ -1,0 +1,101 @@
+import Foundation
+
+/// How a ``PostgresStore`` reaches its database and paces its background work.
+///
+/// Every tunable has a default that suits a node on the same network as its database; a
+/// deployment normally gives only the URL (``init(url:)``).
+public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
+    /// Whether connections use TLS.
+    public enum TLSMode: String, Sendable {
+        /// Plain TCP (`sslmode=disable`, the default when the URL names none).
+        case disable
+        /// TLS when the server offers it, plain otherwise (`sslmode=prefer`/`allow`).
+        case prefer
+        /// TLS or no connection (`sslmode=require`, `verify-ca`, `verify-full`).
+        case require
+    }
+
+    /// The server's host name or address.
+    public var host: String
+    /// The server's TCP port (default 5432).
+    public var port: Int
+    /// The role to log in as.
+    public var username: String
+    /// The role's password, if any. Never logged (see ``description``).
+    public var password: String?
+    /// The database, owned by ``username``; Herald creates and migrates its own tables in it.
+    public var database: String
+    /// TLS for the connections (default ``TLSMode/disable``, or what the URL's `sslmode` asks).
+    public var tls: TLSMode = .disable
+    /// Most connections the node opens (default 10), the listener's included: it holds one
+    /// connection for as long as the store runs.
+    public var poolSize: Int = 10
+    /// How long a call waits for a connection before answering ``HeraldStore/StoreError/unavailable``
+    /// (default 5 s), so that the intake answers 503 rather than hanging while the database is away.
+    public var acquireTimeout: Duration = .seconds(5)
+    /// How long a call made before the store is ready (connected and migrated) waits for it
+    /// (default 10 s).
+    public var readyTimeout: Duration = .seconds(10)
+    /// How often the store reads the database's clock again to correct its cached offset (default 30 s).
+    public var clockRefreshInterval: Duration = .seconds(30)
+    /// The `LISTEN`/`NOTIFY` channel the nodes of one database share (default `herald`).
+    public var channel: String = "herald"
+    /// Timeout of one TCP connection attempt (default 5 s).
+    public var connectTimeout: Duration = .seconds(5)
+
+    /// Creates a configuration from its parts.
+    public init(host: String, port: Int = 5432, username: String, password: String?, database: String) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+    }
+
+    /// Parses `postgres://user:password@host:port/db?sslmode=require` (also `postgresql://`);
+    /// user, password and database may be percent-encoded.
+    ///
+    /// - Throws: ``PostgresURLError`` naming the part that is missing or wrong (never the password).
+    public init(url: String) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "postgres" || scheme == "postgresql"
+        else { throw PostgresURLError("not a postgres:// URL") }
+        guard let host = components.host, !host.isEmpty else { throw PostgresURLError("the URL names no host") }
+        guard let user = components.user, !user.isEmpty else { throw PostgresURLError("the URL names no user") }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let database = path.removingPercentEncoding ?? path
+        self.init(
+            host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host,
+            port: components.port ?? 5432,
+            username: user.removingPercentEncoding ?? user,
+            password: components.password.map { $0.removingPercentEncoding ?? $0 },
+            database: database.isEmpty ? (user.removingPercentEncoding ?? user) : database)
+        for item in components.queryItems ?? [] {
+            switch (item.name, item.value ?? "") {
+            case ("sslmode", "disable"): tls = .disable
+            case ("sslmode", "allow"), ("sslmode", "prefer"): tls = .prefer
+            case ("sslmode", "require"), ("sslmode", "verify-ca"), ("sslmode", "verify-full"): tls = .require
+            case ("sslmode", let other): throw PostgresURLError("unknown sslmode \(other)")
+            case ("pool_size", let value):
+                guard let size = Int(value), size >= 2 else { throw PostgresURLError("pool_size must be an integer of at least 2") }
+                poolSize = size
+            default: continue
+            }
+        }
+    }
+
+    /// The URL without its password, for logs.
+    public var description: String {
+        "postgres://\(username)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)&pool_size=\(poolSize)"
+    }
+}
+
+/// A `postgres://` URL that cannot be used; the message never contains the password.
+public struct PostgresURLError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,198 @@
+import HeraldStoreConformance
+import Testing
+
+// The store conformance suite (target HeraldStoreConformance) run against PostgreSQL: one test per
+// check, with the check's name. Swift Testing has no test inheritance, so each backend's test
+// target calls every check from a thin test of its own; another backend copies this file and
+// changes `backend`. A check added to the suite gets its line here, in every backend's copy.
+
+/// The backend every test of this file runs its check against.
+private let backend = StoreBackend.postgres
+
+@Suite("PostgreSQL store conformance: whole store")
+struct StoreConformanceTests {
+    @Test("a new store is empty and healthy")
+    func emptyStore() async throws { try await StoreConformance.emptyStore(backend) }
+    @Test("after deleting everything, counts() is all zeros")
+    func deletingEverythingEmptiesTheStore() async throws { try await StoreConformance.deletingEverythingEmptiesTheStore(backend) }
+}
+
+@Suite("PostgreSQL store conformance: subscribers")
+struct SubscriberConformanceTests {
+    @Test("register creates a subscriber with a fresh id")
+    func registerCreates() async throws { try await SubscriberConformance.registerCreates(backend) }
+    @Test("registerMany registers and subscribes in one call, idempotently")
+    func registerManyRegistersAndSubscribes() async throws { try await SubscriberConformance.registerManyRegistersAndSubscribes(backend) }
+    @Test("register is idempotent: same id, created kept, fields merged, failures reset")
+    func registerIsIdempotent() async throws { try await SubscriberConformance.registerIsIdempotent(backend) }
+    @Test("register matches by (proto, identity) and replaces the token")
+    func registerReplacesTokenOfSameIdentity() async throws { try await SubscriberConformance.registerReplacesTokenOfSameIdentity(backend) }
+    @Test("unknown ids are not found")
+    func unknownSubscriber() async throws { try await SubscriberConformance.unknownSubscriber(backend) }
+    @Test("update merges fields, sets updated and resets the failure counter")
+    func updateSubscriber() async throws { try await SubscriberConformance.updateSubscriber(backend) }
+    @Test("delete cascades: subscriptions, emptied events, unicast statistics, retries, broadcast statistics")
+    func deleteCascades() async throws { try await SubscriberConformance.deleteCascades(backend) }
+    @Test("incrementBadges: absent → 1, 3 → 4, abc → 1; returns the old values")
+    func incrementBadges() async throws { try await SubscriberConformance.incrementBadges(backend) }
+    @Test("incrementBadges matches stored badges byte for byte: empty, non-ASCII")
+    func incrementBadgesOddText() async throws { try await SubscriberConformance.incrementBadgesOddText(backend) }
+    @Test("incrementBadges(expecting:): a badge still as read is incremented from it; a changed one from the stored value")
+    func incrementBadgesExpecting() async throws { try await SubscriberConformance.incrementBadgesExpecting(backend) }
+    @Test("incrementBadges handles a whole page in one call")
+    func incrementBadgesPage() async throws { try await SubscriberConformance.incrementBadgesPage(backend) }
+}
+
+@Suite("PostgreSQL store conformance: subscriptions")
+struct SubscriptionConformanceTests {
+    @Test("subscribe creates the event, then overwrites the option")
+    func subscribe() async throws { try await SubscriptionConformance.subscribe(backend) }
+    @Test("subscribing an unknown subscriber leaves nothing behind")
+    func subscribeUnknown() async throws { try await SubscriptionConformance.subscribeUnknown(backend) }
+    @Test("subscriptions are listed in byte order with their options")
+    func subscriptionsSorted() async throws { try await SubscriptionConformance.subscriptionsSorted(backend) }
+    @Test("unsubscribe deletes the event with its last subscription")
+    func unsubscribe() async throws { try await SubscriptionConformance.unsubscribe(backend) }
+    @Test("replaceSubscriptions makes the set equal, deleting emptied events")
+    func replaceSubscriptions() async throws { try await SubscriptionConformance.replaceSubscriptions(backend) }
+}
+
+@Suite("PostgreSQL store conformance: events and statistics")
+struct EventConformanceTests {
+    @Test("eventNames lists subscribed names in byte order, special names only when subscribed")
+    func eventNamesByteOrder() async throws { try await EventConformance.eventNamesByteOrder(backend) }
+    @Test("ordinary statistics: created at first subscription, total and last on publish")
+    func ordinaryStatistics() async throws { try await EventConformance.ordinaryStatistics(backend) }
+    @Test("subscriber counts follow every path that adds or removes subscriptions and subscribers")
+    func subscriberCountsDoNotDrift() async throws { try await EventConformance.subscriberCountsDoNotDrift(backend) }
+    @Test("broadcast statistics exist from the first broadcast and go with the last subscriber")
+    func broadcastStatistics() async throws { try await EventConformance.broadcastStatistics(backend) }
+    @Test("unicast statistics exist from the first unicast and go with the subscriber")
+    func unicastStatistics() async throws { try await EventConformance.unicastStatistics(backend) }
+    @Test("test publishes touch no statistics")
+    func testPublishHasNoStatistics() async throws { try await EventConformance.testPublishHasNoStatistics(backend) }
+    @Test("deleteEvent on an ordinary name removes its subscriptions, not its subscribers")
+    func deleteOrdinaryEvent() async throws { try await EventConformance.deleteOrdinaryEvent(backend) }
+    @Test("deleteEvent on special names clears statistics and explicit subscriptions only")
+    func deleteSpecialEvents() async throws { try await EventConformance.deleteSpecialEvents(backend) }
+    @Test("explicit subscriptions to special names are stored but are not their statistics")
+    func subscriptionsToSpecialNames() async throws { try await EventConformance.subscriptionsToSpecialNames(backend) }
+}
+
+@Suite("PostgreSQL store conformance: publish queue")
+struct PublishQueueConformanceTests {
+    @Test("enqueue stores a job only for a non-empty audience, ids increasing")
+    func enqueue() async throws { try await PublishQueueConformance.enqueue(backend) }
+    @Test("claimed jobs round-trip and are claimed oldest first, once")
+    func claimJobs() async throws { try await PublishQueueConformance.claimJobs(backend) }
+    @Test("an expired lease passes to another worker; the old owner cannot checkpoint or complete")
+    func leaseExpiry() async throws { try await PublishQueueConformance.leaseExpiry(backend) }
+    @Test("event audience: 1,234 subscribers in pages of 100, each once, with their silent flags")
+    func eventAudiencePages() async throws { try await PublishQueueConformance.eventAudiencePages(backend) }
+    @Test("broadcast audience is every subscriber once, never silent, whatever the subscriptions")
+    func broadcastAudience() async throws { try await PublishQueueConformance.broadcastAudience(backend) }
+    @Test("unicast and test audiences are the one subscriber, not silent")
+    func singleAudiences() async throws { try await PublishQueueConformance.singleAudiences(backend) }
+    @Test("completeJob removes the job for its owner only")
+    func completeJob() async throws { try await PublishQueueConformance.completeJob(backend) }
+}
+
+@Suite("PostgreSQL store conformance: retry queue")
+struct RetryQueueConformanceTests {
+    @Test("retries round-trip and are claimed when due, earliest first")
+    func scheduleAndClaim() async throws { try await RetryQueueConformance.scheduleAndClaim(backend) }
+    @Test("reschedule releases the lease; complete removes the retry")
+    func rescheduleAndComplete() async throws { try await RetryQueueConformance.rescheduleAndComplete(backend) }
+    @Test("a leased retry is claimable again once its lease expires, and nextRetryDue says when")
+    func abandonedLease() async throws { try await RetryQueueConformance.abandonedLease(backend) }
+    @Test("retries of missing subscribers are not kept")
+    func retriesFollowTheirSubscriber() async throws { try await RetryQueueConformance.retriesFollowTheirSubscriber(backend) }
+}
+
+@Suite("PostgreSQL store conformance: delivery records and feedback")
+struct FeedbackConformanceTests {
+    @Test("delivered counts in statistics and resets the failure counter")
+    func delivered() async throws { try await FeedbackConformance.delivered(backend) }
+    @Test("a page of successes resets its own failing subscribers only, beside failures in the same page")
+    func resetsBesideFailures() async throws { try await FeedbackConformance.resetsBesideFailures(backend) }
+    @Test("failure counters follow the records in order")
+    func counterOrder() async throws { try await FeedbackConformance.counterOrder(backend) }
+    @Test("subscriber failures unregister at maxFailures with reason failures:<n>")
+    func failureThreshold() async throws { try await FeedbackConformance.failureThreshold(backend) }
+    @Test("maxFailures 0 never unregisters for failures")
+    func thresholdDisabled() async throws { try await FeedbackConformance.thresholdDisabled(backend) }
+    @Test("dead tokens unregister unless the subscriber registered again since")
+    func deadTokens() async throws { try await FeedbackConformance.deadTokens(backend) }
+    @Test("failed counts without touching the subscriber; /test counts nowhere")
+    func plainFailures() async throws { try await FeedbackConformance.plainFailures(backend) }
+    @Test("a page of 500 outcomes is recorded in one call")
+    func recordPage() async throws { try await FeedbackConformance.recordPage(backend) }
+    @Test("the feedback log pages by cursor and filters by time")
+    func feedbackPaging() async throws { try await FeedbackConformance.feedbackPaging(backend) }
+}
+
+@Suite("PostgreSQL store conformance: token replacement")
+struct TokenReplacementConformanceTests {
+    @Test("a replacement is stored with a `replaced` entry; a duplicate holder is deleted instead")
+    func replacements() async throws { try await TokenReplacementConformance.replacements(backend) }
+}
+
+@Suite("PostgreSQL store conformance: dead letters")
+struct DeadLetterConformanceTests {
+    @Test("failures with content become dead letters in the same call; successes and dead tokens do not")
+    func recorded() async throws { try await DeadLetterConformance.recorded(backend) }
+    @Test("listing filters by provider, event and time and pages by id")
+    func filters() async throws { try await DeadLetterConformance.filters(backend) }
+    @Test("replay turns dead letters into due retries with a fresh budget; orphans stay")
+    func replay() async throws { try await DeadLetterConformance.replay(backend) }
+    @Test("replay and deletion honour the filter and the limit")
+    func limits() async throws { try await DeadLetterConformance.limits(backend) }
+    @Test("pruning removes dead letters and feedback older than the cut-off only")
+    func pruning() async throws { try await DeadLetterConformance.pruning(backend) }
+    @Test("releasing leases lets another worker claim jobs and retries at once")
+    func releaseLeases() async throws { try await DeadLetterConformance.releaseLeases(backend) }
+}
+
+@Suite("PostgreSQL store conformance: settlement")
+struct SettlementConformanceTests {
+    @Test("one settlement records outcomes, schedules, reschedules and ends retries, and checkpoints its job")
+    func settleEverything() async throws { try await SettlementConformance.settleEverything(backend) }
+    @Test("pending members written as a range or as none come back as written")
+    func pendingFormsRoundTrip() async throws { try await SettlementConformance.pendingFormsRoundTrip(backend) }
+    @Test("a checkpoint is written only by the job's holder; a complete one removes the job")
+    func checkpointsNeedTheLease() async throws { try await SettlementConformance.checkpointsNeedTheLease(backend) }
+    @Test("leases of jobs and claimed retries are renewed for their owner only")
+    func renewLeases() async throws { try await SettlementConformance.renewLeases(backend) }
+    @Test("members are read by id within the audience; subscribers by id")
+    func readByID() async throws { try await SettlementConformance.readByID(backend) }
+}
+
+@Suite("PostgreSQL store conformance: raw-token deliveries and origins")
+struct RawDeliveryConformanceTests {
+    @Test("raw-token deliveries round-trip through the queue with their payload and origin, and count in the backlog")
+    func rawDeliveriesRoundTrip() async throws { try await RawDeliveryConformance.rawDeliveriesRoundTrip(backend) }
+    @Test("settling raw-token outcomes writes feedback and dead letters without a subscriber, with their origin")
+    func rawOutcomesSettleWithOrigin() async throws { try await RawDeliveryConformance.rawOutcomesSettleWithOrigin(backend) }
+    @Test("feedback is filtered by origin and provider, each with a cursor")
+    func feedbackFiltersByOriginAndProvider() async throws { try await RawDeliveryConformance.feedbackFiltersByOriginAndProvider(backend) }
+    @Test("a publish job keeps the front-end it came through and its content, an event or a prepared payload")
+    func jobsKeepTheirOriginAndContent() async throws { try await RawDeliveryConformance.jobsKeepTheirOriginAndContent(backend) }
+    @Test("a front-end takes its own feedback once, of the actions it asks for, with the service's invalid-since time")
+    func frontEndsTakeTheirFeedbackOnce() async throws { try await RawDeliveryConformance.frontEndsTakeTheirFeedbackOnce(backend) }
+}
+
+@Suite("PostgreSQL store conformance: runtime")
+struct StoreRuntimeConformanceTests {
+    @Test("committed jobs, queued deliveries and announced events are each reported on the wake-up stream")
+    func wakeUpsReportCommittedWork() async throws { try await StoreRuntimeConformance.wakeUpsReportCommittedWork(backend) }
+    @Test("every subscriber of the wake-up stream gets every wake-up")
+    func everySubscriberGetsEveryWakeUp() async throws { try await StoreRuntimeConformance.everySubscriberGetsEveryWakeUp(backend) }
+}
+
+@Suite("PostgreSQL store conformance: groups audience")
+struct GroupsAudienceConformanceTests {
+    @Test("a groups publish is stored only when a subscriber of its provider is in a listed event, and counts in each listed event that exists")
+    func enqueueAndStatistics() async throws { try await GroupsAudienceConformance.enqueueAndStatistics(backend) }
+    @Test("a groups audience pages through the distinct subscribers of its provider in any listed event, ascending by id, none silent")
+    func distinctMembersInPages() async throws { try await GroupsAudienceConformance.distinctMembersInPages(backend) }
+}

@@ -1,0 +1,39 @@
+import HeraldStorePostgres
+import Testing
+
+/// `server.database: postgres://…` as the store reads it.
+@Suite("PostgreSQL: the database URL")
+struct PostgresStoreConfigurationTests {
+    @Test("user, password, host, port, database and TLS come from the URL; the description never shows the password")
+    func parsesTheURL() throws {
+        let configuration = try PostgresStoreConfiguration(url: "postgres://herald:s%40cret@db.example:6543/push?sslmode=require&pool_size=4")
+        #expect(configuration.username == "herald")
+        #expect(configuration.password == "s@cret")
+        #expect(configuration.host == "db.example")
+        #expect(configuration.port == 6543)
+        #expect(configuration.database == "push")
+        #expect(configuration.tls == .require)
+        #expect(configuration.poolSize == 4)
+        #expect(!configuration.description.contains("cret"))
+    }
+
+    @Test("defaults: port 5432, no TLS, the user's name as the database; postgresql:// is the same")
+    func defaults() throws {
+        let configuration = try PostgresStoreConfiguration(url: "postgresql://herald:pw@127.0.0.1")
+        #expect(configuration.port == 5432)
+        #expect(configuration.tls == .disable)
+        #expect(configuration.database == "herald")
+    }
+
+    @Test("a URL without a host or user, or with an unknown sslmode, is refused without echoing the password")
+    func refusesBadURLs() {
+        for url in ["postgres://herald:topsecret@/db", "postgres://:topsecret@host/db", "postgres://u:topsecret@host/db?sslmode=maybe", "mysql://u:p@h/d"] {
+            #expect(throws: PostgresURLError.self) { try PostgresStoreConfiguration(url: url) }
+            do {
+                _ = try PostgresStoreConfiguration(url: url)
+            } catch {
+                #expect(!"\(error)".contains("topsecret"))
+            }
+        }
+    }
+}
