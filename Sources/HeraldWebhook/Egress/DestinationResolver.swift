@@ -19,11 +19,22 @@ enum DestinationResolver {
         var description: String { "cannot resolve host: \(reason)" }
     }
 
+    /// Threads of their own for `getaddrinfo`, which blocks: on an event loop it would stall every connection of
+    /// the loop, and on NIO's shared pool it would wait behind (and hold up) whatever else blocks there.
+    private static let threads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
+
     /// The addresses of `host` (a name or a literal address) on `port`, in the resolver's order.
     ///
-    /// `getaddrinfo` blocks, so it runs on NIO's shared thread pool rather than on an event loop.
+    /// A literal address is its own answer, at once; a name is resolved by `getaddrinfo` on ``threads``.
     static func resolve(host: String, port: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]> {
-        NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) {
+        if let literal = try? SocketAddress(ipAddress: host, port: port) {
+            return eventLoop.makeSucceededFuture([literal])
+        }
+        return threads.runIfActive(eventLoop: eventLoop) {
             try addresses(host: host, port: port)
         }
     }

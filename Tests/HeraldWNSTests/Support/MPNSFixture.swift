@@ -31,6 +31,8 @@ struct MPNSFixture {
         var values: OrderedDictionary<String, ConfigValue> = [
             "kind": .scalar("mpns"), "type": .scalar(type), "endpoint": .scalar(simulator.origin), "ca_file": .scalar(directory.caFile),
         ]
+        // Generous: the whole suite runs in parallel on 2 cores, and each connection goes through the egress guard.
+        values["timeout"] = .scalar("60")
         values.merge(extra) { $1 }
         let section = ConfigSection(path: "providers.mpns-\(type)", values: values)
         return try await MPNSKind().makeProvider(name: "mpns-\(type)", options: section, environment: ProviderEnvironment())

@@ -43,7 +43,8 @@ struct WebPushFixture: Sendable {
             "vapid_subject": .scalar(subject),
             "vapid_private_key": .scalar(key.privateKeyBase64URL),
             "ca_file": .scalar(authority.caCertificateFile!),
-            "timeout": .scalar("10"),
+            // Generous: the whole suite runs in parallel on 2 cores, and each connection goes through the egress guard.
+            "timeout": .scalar("60"),
         ]
         for (name, value) in options { values[name] = .scalar(value) }
         let environment = ProviderEnvironment(logger: Logger(label: "test.webpush", factory: { _ in SwiftLogNoOpLogHandler() }))
