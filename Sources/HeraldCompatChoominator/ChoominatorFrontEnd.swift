@@ -32,7 +32,7 @@ public struct ChoominatorFrontEnd: FrontEndKind {
         }
         var logger = context.logger
         logger[metadataKey: "front_end"] = "\(name)"
-        let metrics = ChoominatorMetrics(factory: context.metricsFactory)
+        let metrics = FrontEndRequestCounter(label: "herald_choominator_datagrams_total", sourceDimension: "port", factory: context.metricsFactory)
         let rejections = ChoominatorRejectionLog(logger: logger)
         let bound = context.bound
         let hostKey = section.keyPath("host")

@@ -21,7 +21,7 @@ struct ChoominatorPortService<Handler: ChoominatorHandler>: Service, CustomStrin
     let realm: Realm
     /// The node's per-client limits; a datagram over its source's limit in ``realm`` is dropped.
     let rateLimiter: RateLimiter
-    let metrics: ChoominatorMetrics
+    let metrics: FrontEndRequestCounter
     let rejections: ChoominatorRejectionLog
     let logger: Logger
     /// Learns the first bound socket's port (tests bind port 0).
@@ -92,9 +92,9 @@ struct ChoominatorPortService<Handler: ChoominatorHandler>: Service, CustomStrin
             // Before the JSON is read: a flood is dropped at the least cost.
             guard rateLimiter.admit(realm, client: RateLimitClient(address: address.ipAddress)).isAdmitted else { throw .rateLimited }
             let result = try await handler.handle(datagram)
-            metrics.acted(port: handler.port, result: result)
+            metrics.count(handler.port, result: result)
         } catch {
-            metrics.rejected(port: handler.port, error)
+            metrics.count(handler.port, result: "rejected", reason: error.reason)
             rejections.log(error, port: handler.port, address: source)
         }
     }

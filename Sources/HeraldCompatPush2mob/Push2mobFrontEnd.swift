@@ -34,7 +34,7 @@ public struct Push2mobFrontEnd: FrontEndKind {
         var logger = context.logger
         logger[metadataKey: "front_end"] = "\(name)"
         let bound = context.bound
-        let metrics = Push2mobMetrics(factory: context.metricsFactory)
+        let metrics = FrontEndRequestCounter(label: "herald_push2mob_requests_total", sourceDimension: "socket", factory: context.metricsFactory)
         var services: [any Service] = []
         if let provider = settings.apnsProvider {
             let handler = Push2mobAPNsHandler(

@@ -20,7 +20,7 @@ struct Push2mobSocketService<Handler: Push2mobSocketHandler>: Service, CustomStr
     /// The source addresses allowed (`server.acl.publish`); `nil`: everyone.
     let acl: AccessList?
     let rateLimiter: RateLimiter
-    let metrics: Push2mobMetrics
+    let metrics: FrontEndRequestCounter
     let logger: Logger
     /// Learns the endpoint bound (its port, when the configuration asked for `*`).
     let onBound: @Sendable (_ endpoint: String) -> Void
@@ -70,15 +70,15 @@ struct Push2mobSocketService<Handler: Push2mobSocketHandler>: Service, CustomStr
             switch try Push2mobCommand(request.bytes) {
             case .send(let arguments):
                 let reply = try await handler.send(arguments)
-                metrics.answered(socket: handler.socket, result: "sent")
+                metrics.count(handler.socket, result: "sent")
                 return reply
             case .feedback:
                 let reply = try await handler.feedback()
-                metrics.answered(socket: handler.socket, result: "feedback")
+                metrics.count(handler.socket, result: "feedback")
                 return reply
             }
         } catch {
-            metrics.refused(socket: handler.socket, error)
+            metrics.count(handler.socket, result: "refused", reason: error.reason)
             logger.debug(
                 "push2mob request refused",
                 metadata: ["socket": "\(handler.socket)", "peer": "\(request.peerAddress ?? "-")", "reply": "\(error.reply)"])

@@ -9,13 +9,12 @@ import NIOTLS
 final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
-    private let deadline: TimeAmount
-    private let logger: Logger
-    private var timer: Scheduled<Void>?
+    private let timeout: TimeAmount
+    private var deadline: ConnectionDeadline
 
     init(deadline: TimeAmount, logger: Logger) {
-        self.deadline = deadline
-        self.logger = logger
+        self.timeout = deadline
+        self.deadline = ConnectionDeadline(logger: logger)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -45,17 +44,11 @@ final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannel
     }
 
     private func arm(_ context: ChannelHandlerContext) {
-        guard timer == nil else { return }
-        let logger = self.logger
-        let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: deadline) {
-            logger.debug("closing a connection whose client was too slow", metadata: ["waiting_for": "TLS handshake"])
-            channel.close(promise: nil)
-        }
+        guard !deadline.isArmed else { return }
+        deadline.arm(context, in: timeout, waitingFor: "TLS handshake")
     }
 
     private func disarm() {
-        timer?.cancel()
-        timer = nil
+        deadline.disarm()
     }
 }

@@ -31,15 +31,7 @@ struct DeadLetterBatch: Sendable {
     init(_ records: [DeliveryRecord], time: Int64) throws {
         var index: [DeliveryContent: Int] = [:]
         for record in records {
-            guard let content = record.deadLetter else { continue }
-            let status: Int?
-            let reason: String
-            switch record.effect {
-            case .failed(let failedReason, let failedStatus), .subscriberFailure(let failedReason, let failedStatus):
-                (reason, status) = (failedReason, failedStatus)
-            case .delivered, .deadToken:
-                continue
-            }
+            guard let (content, reason, status) = record.deadLetterFailure else { continue }
             let c: Int
             if let known = index[content.notification] {
                 c = known

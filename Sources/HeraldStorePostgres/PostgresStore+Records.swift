@@ -34,72 +34,11 @@ extension PostgresStore {
             }
         }
 
-        var feedback: [FeedbackEntry] = []
-        var unregistered: [(id: SubscriberID, reason: String)] = []
-        var unregisteredIDs: Set<String> = []
-        var remainingFailures: [String: Int] = [:]
-        for record in records {
-            if case .subscriberFailure = record.effect, let id = record.subscriberID {
-                remainingFailures[id.rawValue, default: 0] += 1
-            }
-        }
-        func entry(_ record: DeliveryRecord, status: Int?, reason: String, action: FeedbackEntry.Action) -> FeedbackEntry {
-            var invalidSince: Int64?
-            if case .deadToken(_, _, let since) = record.effect { invalidSince = since }
-            return FeedbackEntry(
-                time: now, subscriberID: record.subscriberID, origin: record.origin, proto: record.proto, token: record.token, status: status,
-                reason: reason, action: action, reference: record.reference, invalidSince: invalidSince)
-        }
-        func unregister(_ id: SubscriberID, reason: String) {
-            if unregisteredIDs.insert(id.rawValue).inserted {
-                unregistered.append((id, reason))
-            }
-        }
-        for record in records {
-            guard let subscriberID = record.subscriberID else {
-                // A raw token: nothing to count or unregister, only what its sender should know.
-                switch record.effect {
-                case .delivered:
-                    continue
-                case .deadToken(let reason, let status, _):
-                    feedback.append(entry(record, status: status, reason: reason, action: .invalid))
-                case .failed(let reason, let status), .subscriberFailure(let reason, let status):
-                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
-                }
-                continue
-            }
-            let id = subscriberID.rawValue
-            switch record.effect {
-            case .delivered:
-                continue
-            case .failed(let reason, let status):
-                feedback.append(entry(record, status: status, reason: reason, action: .failed))
-            case .deadToken(let reason, let status, let invalidSince):
-                guard let updated = updatedByID[id], !unregisteredIDs.contains(id) else {
-                    feedback.append(entry(record, status: status, reason: reason, action: .failed))
-                    continue
-                }
-                // §11.2: a token reported invalid before the app registered again is still valid.
-                if let invalidSince, updated * 1000 >= invalidSince {
-                    feedback.append(entry(record, status: status, reason: reason, action: .kept))
-                } else {
-                    feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
-                    unregister(subscriberID, reason: reason)
-                }
-            case .subscriberFailure(let reason, let status):
-                feedback.append(entry(record, status: status, reason: reason, action: .failed))
-                remainingFailures[id, default: 0] -= 1
-                if remainingFailures[id] == 0, let failures = reachedThreshold[id], !unregisteredIDs.contains(id) {
-                    let reason = "failures:\(failures)"
-                    feedback.append(entry(record, status: status, reason: reason, action: .unregistered))
-                    unregister(subscriberID, reason: reason)
-                }
-            }
-        }
-        try await insertFeedback(feedback, on: connection, logger: logger)
+        let outcomes = RecordedOutcomes(records: records, now: now, updatedByID: updatedByID, reachedThreshold: reachedThreshold)
+        try await insertFeedback(outcomes.feedback, on: connection, logger: logger)
         try await insertDeadLetters(records, time: now, on: connection, logger: logger)
-        _ = try await deleteSubscribers(unregistered.map(\.id.rawValue), on: connection, logger: logger)
-        return unregistered
+        _ = try await deleteSubscribers(outcomes.unregistered.map(\.id.rawValue), on: connection, logger: logger)
+        return outcomes.unregistered
     }
 
     /// Adds each record to `delivered` or `failed` of its statistics row, one statement for every

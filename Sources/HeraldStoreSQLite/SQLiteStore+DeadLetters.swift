@@ -82,15 +82,7 @@ extension SQLiteStore {
         var encoded: [DeliveryContent: (notification: Data?, payload: Data?)] = [:]
         var statement: Statement?
         for record in records {
-            guard let content = record.deadLetter else { continue }
-            let status: Int?
-            let reason: String
-            switch record.effect {
-            case .failed(let failedReason, let failedStatus), .subscriberFailure(let failedReason, let failedStatus):
-                (reason, status) = (failedReason, failedStatus)
-            case .delivered, .deadToken:
-                continue
-            }
+            guard let (content, reason, status) = record.deadLetterFailure else { continue }
             let stored: (notification: Data?, payload: Data?)
             if let cached = encoded[content.notification] {
                 stored = cached

@@ -28,6 +28,9 @@ public struct APNsTestBed: Sendable {
             teamID: "TEAM123456", signingKeys: ["KEY1234567": key.publicKey], topics: [topic], certificateAuthority: authority)
         configuration.recordPayloads = true
         configuration.clientCertificateAuthentication = certificateAuthentication
+        // Below the ephemeral range: a simulator started again at this address (a service coming
+        // back) cannot find the port taken by some test's outgoing connection meanwhile.
+        configuration.port = try HeraldProcess.freePort()
         configure(&configuration)
         let simulator = APNsSimulator(configuration: configuration)
         let port = try await simulator.start()

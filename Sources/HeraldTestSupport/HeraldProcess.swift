@@ -25,7 +25,18 @@ public final class HeraldProcess: @unchecked Sendable {
     }
 
     /// Runs `herald` with `arguments` to completion; returns its exit status and standard error.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
+    ///
+    /// The wait happens on a thread of its own: blocking one of the few cooperative threads while a
+    /// process runs would stall every other test in the meantime.
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

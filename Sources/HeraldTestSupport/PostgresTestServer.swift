@@ -201,6 +201,18 @@ public final class PostgresTestServer: Sendable {
         }
     }
 
+    /// Adds a file action closing every descriptor above standard error in the child.
+    ///
+    /// `pg_ctl start` leaves the server running as a daemon: without this it would hold whatever
+    /// the test process had open (sockets, the build's lock file) for as long as it lives, even
+    /// after the test process was killed. glibc has the action since 2.34 but Swift does not import
+    /// it, so it is looked up by name.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+        _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
+    }
+
     /// Spawns `path` with its output in `outputPath` and waits for it; returns its exit status.
     private static func spawnAndWait(_ path: String, _ arguments: [String], outputPath: String) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
@@ -209,6 +221,7 @@ public final class PostgresTestServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeInheritedDescriptors(&actions)
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid = pid_t()

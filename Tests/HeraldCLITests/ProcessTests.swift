@@ -27,11 +27,11 @@ import Testing
         let hook = receiver.url("/zero").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         #expect(try await post("http://127.0.0.1:\(port)/subscribers", form: "proto=http&token=\(hook)") == 201)
 
-        let sent = try HeraldProcess.run(["send", "broadcast", "msg=hello from send", "data.n=1", "--server", "http://127.0.0.1:\(port)"])
+        let sent = try await HeraldProcess.run(["send", "broadcast", "msg=hello from send", "data.n=1", "--server", "http://127.0.0.1:\(port)"])
         #expect(sent.status == 0, "\(sent.stderr)")
         let requests = try await receiver.waitFor(count: 1)
         #expect(requests.first?.body == #"{"event":"broadcast","title":{},"message":{"default":"hello from send"},"data":{"n":"1"}}"#)
-        let refused = try HeraldProcess.run(["send", "e", "foo=bar", "--server", "http://127.0.0.1:\(port)"])
+        let refused = try await HeraldProcess.run(["send", "e", "foo=bar", "--server", "http://127.0.0.1:\(port)"])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("Invalid field: foo"))
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSimulators
 import HeraldTestSupport
 import Testing
 
@@ -9,15 +10,15 @@ import Testing
     /// A directory with a CA, the first server certificate's files and a configuration using them.
     struct Setup {
         let directory = TestHerald.makeTemporaryDirectory()
-        let authority: TestCertificateAuthority
-        let first: TestCertificateAuthority.Issued
+        let authority: SimulatorCertificateAuthority
+        let first: SimulatorCertificateAuthority.ServerCertificate
         var certificateFile: String { directory + "/server.pem" }
         var keyFile: String { directory + "/server-key.pem" }
         var passwordFile: String { directory + "/key-password" }
         var config: String { directory + "/herald.yml" }
 
         init(password: String? = nil, configuredPassword: String? = nil) throws {
-            authority = try TestCertificateAuthority()
+            authority = try SimulatorCertificateAuthority()
             first = try authority.issueServerCertificate(commonName: "herald-first")
             try first.write(certificateFile: certificateFile, keyFile: keyFile, password: password)
             var tls = "{cert_file: \(certificateFile), key_file: \(keyFile)"
@@ -30,7 +31,7 @@ import Testing
 
         /// A new connection offering HTTP/1.1 only (so requests can be sent on it here).
         func connect(_ port: Int) async throws -> TLSProbe {
-            try await TLSProbe.connect(port: port, configuration: try authority.clientConfiguration(applicationProtocols: ["http/1.1"]))
+            try await TLSProbe.connect(port: port, configuration: try authority.clientTLSConfiguration(applicationProtocols: ["http/1.1"]))
         }
 
         /// Starts `herald serve` and waits until it answers over TLS.
@@ -85,17 +86,17 @@ import Testing
         #expect(await herald.waitForExit() == 0)
     }
 
-    @Test func aMissingKeyFileStopsStartUpNamingTheKey() throws {
+    @Test func aMissingKeyFileStopsStartUpNamingTheKey() async throws {
         let setup = try Setup()
         try FileManager.default.removeItem(atPath: setup.keyFile)
-        let result = try HeraldProcess.run(["serve", "--config", setup.config, "--port", "\(try HeraldProcess.freePort())"])
+        let result = try await HeraldProcess.run(["serve", "--config", setup.config, "--port", "\(try HeraldProcess.freePort())"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("server.http.tls.key_file: cannot read \(setup.keyFile): no such file"), "\(result.stderr)")
     }
 
-    @Test func aWrongKeyPasswordStopsStartUpWithoutPrintingIt() throws {
+    @Test func aWrongKeyPasswordStopsStartUpWithoutPrintingIt() async throws {
         let setup = try Setup(password: "the right one", configuredPassword: "not-the-password")
-        let result = try HeraldProcess.run(["serve", "--config", setup.config, "--port", "\(try HeraldProcess.freePort())"])
+        let result = try await HeraldProcess.run(["serve", "--config", setup.config, "--port", "\(try HeraldProcess.freePort())"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("server.http.tls.key_password_file"), "\(result.stderr)")
         #expect(result.stderr.contains("wrong password?"), "\(result.stderr)")

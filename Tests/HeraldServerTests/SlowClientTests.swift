@@ -21,7 +21,9 @@ import Testing
                 }
             }
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(string: bytes))
+            // On a loaded machine the server's deadline may pass before the client gets to write: the
+            // connection is then already closed, which is what the caller looks for.
+            try? await outbound.write(ByteBuffer(string: bytes))
             return try await withThrowingTaskGroup(of: String?.self) { group in
                 group.addTask {
                     var received = ""

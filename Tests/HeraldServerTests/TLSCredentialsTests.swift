@@ -2,6 +2,7 @@ import Foundation
 import HeraldConfiguration
 import HeraldCore
 import HeraldServerTLS
+import HeraldSimulators
 import HeraldTestSupport
 import Logging
 import Testing
@@ -9,15 +10,15 @@ import Testing
 /// Parsing a listener's certificate and key: the errors that stop start-up name the key at fault
 /// and never a secret; a reload takes good files and keeps the old identity on bad ones.
 @Suite struct TLSCredentialsTests {
-    let authority: TestCertificateAuthority
-    let issued: TestCertificateAuthority.Issued
+    let authority: SimulatorCertificateAuthority
+    let issued: SimulatorCertificateAuthority.ServerCertificate
     let directory = TestHerald.makeTemporaryDirectory()
     var certificateFile: String { directory + "/server.pem" }
     var keyFile: String { directory + "/server-key.pem" }
     var passwordFile: String { directory + "/key-password" }
 
     init() throws {
-        authority = try TestCertificateAuthority()
+        authority = try SimulatorCertificateAuthority()
         issued = try authority.issueServerCertificate(commonName: "first")
     }
 

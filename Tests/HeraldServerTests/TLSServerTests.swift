@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldSimulators
 import HeraldTestSupport
 import NIOCore
 import NIOHTTP1
@@ -12,14 +13,14 @@ import Testing
 @Suite struct TLSServerTests {
     /// A CA, one server certificate from it, and its files in a fresh directory.
     struct Certificates {
-        let authority: TestCertificateAuthority
-        let issued: TestCertificateAuthority.Issued
+        let authority: SimulatorCertificateAuthority
+        let issued: SimulatorCertificateAuthority.ServerCertificate
         let directory: String
         var certificateFile: String { directory + "/server.pem" }
         var keyFile: String { directory + "/server-key.pem" }
 
         init() throws {
-            authority = try TestCertificateAuthority()
+            authority = try SimulatorCertificateAuthority()
             issued = try authority.issueServerCertificate(commonName: "herald-tls-test")
             directory = TestHerald.makeTemporaryDirectory()
             try issued.write(certificateFile: certificateFile, keyFile: keyFile)
@@ -31,7 +32,7 @@ import Testing
 
     /// An HTTP client trusting only the test CA; `http1Only` keeps it from offering `h2`.
     func withClient<T>(_ certificates: Certificates, http1Only: Bool = false, _ body: (HTTPClient) async throws -> T) async throws -> T {
-        var configuration = HTTPClient.Configuration(tlsConfiguration: try certificates.authority.clientConfiguration())
+        var configuration = HTTPClient.Configuration(tlsConfiguration: try certificates.authority.clientTLSConfiguration(applicationProtocols: ["h2", "http/1.1"]))
         configuration.httpVersion = http1Only ? .http1Only : .automatic
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
@@ -92,7 +93,7 @@ import Testing
             }
             // A raw handshake offering only http/1.1, then requests on that one connection.
             let probe = try await TLSProbe.connect(
-                port: herald.port, configuration: try certificates.authority.clientConfiguration(applicationProtocols: ["http/1.1"]))
+                port: herald.port, configuration: try certificates.authority.clientTLSConfiguration(applicationProtocols: ["http/1.1"]))
             #expect(probe.negotiatedProtocol == "http/1.1")
             #expect(try await probe.get("/status") == 204)
             #expect(try await probe.get("/status") == 204)
@@ -103,7 +104,7 @@ import Testing
     @Test func theHandshakePresentsTheConfiguredCertificateAndNegotiatesH2() async throws {
         let certificates = try Certificates()
         try await withHerald(yaml: "server:\n  http: {tls: \(certificates.yaml)}\n") { herald in
-            let probe = try await TLSProbe.connect(port: herald.port, configuration: try certificates.authority.clientConfiguration())
+            let probe = try await TLSProbe.connect(port: herald.port, configuration: try certificates.authority.clientTLSConfiguration(applicationProtocols: ["h2", "http/1.1"]))
             #expect(probe.negotiatedProtocol == "h2")
             #expect(probe.peerCertificateDER == certificates.issued.certificateDER)
             await probe.close()
@@ -113,7 +114,7 @@ import Testing
     @Test func tlsOlderThan12IsRefused() async throws {
         let certificates = try Certificates()
         try await withHerald(yaml: "server:\n  http: {tls: \(certificates.yaml)}\n") { herald in
-            var old = try certificates.authority.clientConfiguration(applicationProtocols: ["http/1.1"])
+            var old = try certificates.authority.clientTLSConfiguration(applicationProtocols: ["http/1.1"])
             old.minimumTLSVersion = .tlsv1
             old.maximumTLSVersion = .tlsv11
             await #expect(throws: (any Error).self) {
@@ -182,7 +183,7 @@ import Testing
     @Test func theEventStreamKeepsConnectionCloseOverHTTP1() async throws {
         let certificates = try Certificates()
         let herald = try await TestHerald.start(yaml: "server:\n  http: {tls: \(certificates.yaml)}\n")
-        var configuration = HTTPClient.Configuration(tlsConfiguration: try certificates.authority.clientConfiguration())
+        var configuration = HTTPClient.Configuration(tlsConfiguration: try certificates.authority.clientTLSConfiguration(applicationProtocols: ["h2", "http/1.1"]))
         configuration.httpVersion = .http1Only
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
@@ -246,7 +247,7 @@ import Testing
             """
         try await withHerald(yaml: yaml) { herald in
             let probe = try await TLSProbe.connect(
-                port: herald.port, configuration: try certificates.authority.clientConfiguration(applicationProtocols: ["http/1.1"]))
+                port: herald.port, configuration: try certificates.authority.clientTLSConfiguration(applicationProtocols: ["http/1.1"]))
             #expect(probe.peerCertificateDER == certificates.issued.certificateDER)
             #expect(try await probe.get("/status") == 204)
             await probe.close()
@@ -262,7 +263,7 @@ import Testing
                 #expect(answer.status == 200)
                 #expect(answer.body == #"{"devices":[]}"#)
             }
-            let probe = try await TLSProbe.connect(port: port, configuration: try certificates.authority.clientConfiguration())
+            let probe = try await TLSProbe.connect(port: port, configuration: try certificates.authority.clientTLSConfiguration(applicationProtocols: ["h2", "http/1.1"]))
             #expect(probe.peerCertificateDER == certificates.issued.certificateDER)
             await probe.close()
             // The main port stays plain HTTP: only apns_ms has a tls section.

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HeraldServerTLS
 import Hummingbird
 import Logging
 import NIOCore
@@ -25,14 +26,13 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     private let headerTimeout: TimeAmount
     private let bodyTimeout: TimeAmount
-    private let logger: Logger
     private var phase = Phase.awaitingHead
-    private var timer: Scheduled<Void>?
+    private var deadline: ConnectionDeadline
 
     init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, logger: Logger) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
-        self.logger = logger
+        self.deadline = ConnectionDeadline(logger: logger)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -78,17 +78,10 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     private func arm(_ context: ChannelHandlerContext, _ timeout: TimeAmount, waitingFor what: String) {
-        disarm()
-        let logger = self.logger
-        let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: timeout) {
-            logger.debug("closing a connection whose client was too slow", metadata: ["waiting_for": "\(what)"])
-            channel.close(promise: nil)
-        }
+        deadline.arm(context, in: timeout, waitingFor: what)
     }
 
     private func disarm() {
-        timer?.cancel()
-        timer = nil
+        deadline.disarm()
     }
 }

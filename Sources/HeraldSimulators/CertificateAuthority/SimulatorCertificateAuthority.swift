@@ -4,8 +4,9 @@ import NIOSSL
 import SwiftASN1
 import X509
 
-/// A throwaway certificate authority for the push-service simulators: one server certificate for the loopback
-/// host, and client certificates for APNs certificate authentication.
+/// A throwaway certificate authority for the simulators and the tests: one server certificate for the loopback
+/// host, more on demand (a test of Herald's own TLS port renewing its certificate), and client certificates for
+/// APNs certificate authentication.
 ///
 /// Everything is P-256 and generated in memory; when a directory is given the PEM files are also written there so
 /// that a Herald configuration (`ca_file`, `cert_file`, `cert_key_file`) can point at them.
@@ -22,8 +23,8 @@ public struct SimulatorCertificateAuthority: Sendable {
     /// The directory the PEM files are written to, if any.
     public let directory: String?
 
-    private let caKey: P256.Signing.PrivateKey
-    private let caCertificate: Certificate
+    let caKey: P256.Signing.PrivateKey
+    let caCertificate: Certificate
 
     /// Where the CA certificate was written (`<directory>/simulator-ca.pem`), if there is a directory.
     public var caCertificateFile: String? { self.directory.map { Self.path($0, "simulator-ca.pem") } }
@@ -58,33 +59,12 @@ public struct SimulatorCertificateAuthority: Sendable {
             },
             issuerPrivateKey: .init(caKey)
         )
-        let serverKey = P256.Signing.PrivateKey()
-        let serverCertificate = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: .init(serverKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600),
-            notValidAfter: now.addingTimeInterval(86400 * 365),
-            issuer: caName,
-            subject: try DistinguishedName { CommonName("localhost") },
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([
-                    .dnsName("localhost"),
-                    .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                    .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
-                ])
-            },
-            issuerPrivateKey: .init(caKey)
-        )
+        let server = try Self.issueServerCertificate(commonName: "localhost", caKey: caKey, caName: caName)
         self.caKey = caKey
         self.caCertificate = caCertificate
         self.caCertificatePEM = try caCertificate.serializeAsPEM().pemString
-        self.serverCertificatePEM = try serverCertificate.serializeAsPEM().pemString
-        self.serverPrivateKeyPEM = serverKey.pemRepresentation
+        self.serverCertificatePEM = server.certificatePEM
+        self.serverPrivateKeyPEM = server.privateKeyPEM
         self.directory = directory
 
         if let directory {

@@ -50,6 +50,9 @@ struct SimulatorHTTP2Pipeline<Processor: SimulatorHTTP2RequestProcessor>: Sendab
 
     private func configureHTTP2(_ channel: any Channel) throws {
         let connection = try self.makeConnection(channel)
+        // Registered before nio-http2 writes the first SETTINGS: a client that saw them may at once ask the
+        // simulator to act on "every open connection", and this one must be among them.
+        self.registry.register(connection)
         let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         let sync = channel.pipeline.syncOperations
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
@@ -78,6 +81,5 @@ struct SimulatorHTTP2Pipeline<Processor: SimulatorHTTP2RequestProcessor>: Sendab
             }
         }
         try sync.addHandler(SimulatorConnectionErrorHandler(serviceName: self.serviceName, logger: self.logger))
-        self.registry.register(connection)
     }
 }

@@ -6,6 +6,7 @@ import OrderedCollections
 /// A running MPNS simulator over TLS with its CA on disk, and a way to build `mpns` providers pointed at it.
 struct MPNSFixture {
     let directory: SimulatorDirectory
+    let shelf = ProviderShelf()
     let simulator: MPNSSimulator
 
     /// Runs `body` with a started simulator, stopping it afterwards.
@@ -16,10 +17,12 @@ struct MPNSFixture {
         let fixture = MPNSFixture(directory: directory, simulator: simulator)
         do {
             let result = try await body(fixture)
+            await fixture.shelf.shutdownAll()
             await simulator.stop()
             directory.remove()
             return result
         } catch {
+            await fixture.shelf.shutdownAll()
             await simulator.stop()
             directory.remove()
             throw error
@@ -35,8 +38,6 @@ struct MPNSFixture {
         values["timeout"] = .scalar("60")
         values.merge(extra) { $1 }
         let section = ConfigSection(path: "providers.mpns-\(type)", values: values)
-        // These fixtures test the protocol; the egress guard has its own tests (OutboundPolicyTests), and under the
-        // whole parallel suite its extra hop made these connections time out (see the session note).
-        return try await MPNSKind().makeProvider(name: "mpns-\(type)", options: section, environment: ProviderEnvironment(destinationPolicy: DestinationPolicy(deny: [], allow: [])))
+        return shelf.keep(try await MPNSKind().makeProvider(name: "mpns-\(type)", options: section, environment: ProviderEnvironment()))
     }
 }

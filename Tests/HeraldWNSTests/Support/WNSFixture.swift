@@ -9,6 +9,7 @@ struct WNSFixture {
     static let clientSecret = "Vex8L9WOFZuj95euaLrvSH7XyoDhLJc7"
 
     let directory: SimulatorDirectory
+    let shelf = ProviderShelf()
     let simulator: WNSSimulator
 
     /// Runs `body` with a started simulator, stopping it afterwards.
@@ -25,10 +26,12 @@ struct WNSFixture {
         let fixture = WNSFixture(directory: directory, simulator: simulator)
         do {
             let result = try await body(fixture)
+            await fixture.shelf.shutdownAll()
             await simulator.stop()
             directory.remove()
             return result
         } catch {
+            await fixture.shelf.shutdownAll()
             await simulator.stop()
             directory.remove()
             throw error
@@ -44,8 +47,6 @@ struct WNSFixture {
             "token_endpoint": simulator.tokenEndpoint, "ca_file": directory.caFile,
         ]
         values.merge(extra) { $1 }
-        // These fixtures test the protocol; the egress guard has its own tests (OutboundPolicyTests), and under the
-        // whole parallel suite its extra hop made these connections time out (see the session note).
-        return try await WNSKind().makeProvider(name: "wns-\(type)", options: options("wns-\(type)", values), environment: ProviderEnvironment(destinationPolicy: DestinationPolicy(deny: [], allow: [])))
+        return shelf.keep(try await WNSKind().makeProvider(name: "wns-\(type)", options: options("wns-\(type)", values), environment: ProviderEnvironment()))
     }
 }

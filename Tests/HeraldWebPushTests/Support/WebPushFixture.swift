@@ -47,11 +47,7 @@ struct WebPushFixture: Sendable {
             "timeout": .scalar("60"),
         ]
         for (name, value) in options { values[name] = .scalar(value) }
-        // These fixtures test the protocol; the egress guard has its own tests (OutboundPolicyTests), and under the
-        // whole parallel suite its extra hop made these connections time out (see the session note).
-        let environment = ProviderEnvironment(
-            destinationPolicy: DestinationPolicy(deny: [], allow: []),
-            logger: Logger(label: "test.webpush", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let environment = ProviderEnvironment(logger: Logger(label: "test.webpush", factory: { _ in SwiftLogNoOpLogHandler() }))
         let provider = try await WebPushKind().makeProvider(
             name: "webpush", options: ConfigSection(path: "providers.webpush", values: values), environment: environment)
 

@@ -1,8 +1,9 @@
 import _CryptoExtras
 import Crypto
 import Foundation
+import HeraldSimulators
 
-extension TestCertificateAuthority.Issued {
+extension SimulatorCertificateAuthority.ServerCertificate {
     /// Writes the certificate and key to `certificateFile` and `keyFile`, replacing what is there
     /// (each file is replaced at once, as a deploy tool renames a finished file into place).
     ///
