@@ -49,6 +49,11 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public var hostLimits: [String: Int] = [:]
     /// Deliveries in flight to one host of a subscriber-addressed kind, by default. Default 64.
     public var defaultHostLimit = 64
+    /// Members per part when a publish's audience is shared out so that every node's workers send
+    /// part of it; `nil` (the default, one node) keeps each publish one job.
+    public var sharedPartSize: Int?
+    /// The most parts one publish is cut into. Default 64.
+    public var maxSharedParts = 64
 
     /// The defaults.
     public init() {}

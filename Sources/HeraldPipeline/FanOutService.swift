@@ -69,6 +69,7 @@ public struct FanOutService: Service, CustomStringConvertible {
     /// page after the cursor.
     private func handOver(_ job: PublishJob) async throws {
         let pageSize = min(policy.batchSize, max(1, policy.inFlight))
+        let job = try await share(job)
         // What the last checkpoint left unanswered: a range is read before tracking starts (it
         // is about a window's worth); a list is read page by page below.
         var listed: [SubscriberID] = []
@@ -115,20 +116,51 @@ public struct FanOutService: Service, CustomStringConvertible {
         while !tracker.leaseLost {
             await engine.settler.waitForRoom(below: 2 * policy.inFlight)
             try await tracker.window.acquire(pageSize)
-            let page = try await persistently { [cursor] in try await store.audience(of: job, after: cursor, limit: pageSize) }
+            var page = try await persistently { [cursor] in try await store.audience(of: job, after: cursor, limit: pageSize) }
+            // A part of a shared publish stops at its end: the next part is another job's.
+            var reachedEnd = false
+            if let end = job.end, let last = page.last?.subscriber.id, last >= end {
+                page.removeAll { $0.subscriber.id > end }
+                reachedEnd = true
+            }
             tracker.window.release(pageSize - page.count)
             guard let last = page.last?.subscriber.id else { break }
             tracker.handOver(page.lazy.map(\.subscriber.id), through: last)
             cursor = last
             if first && job.pending.isEmpty { engine.warmUp(for: page) }
             first = false
-            if !engine.tasks.submit({ await deliver(page) }) { return }
-            if page.count < pageSize { break }
+            if !engine.tasks.submit({ [page] in await deliver(page) }) { return }
+            if reachedEnd || page.count < pageSize { break }
         }
         guard !tracker.leaseLost else { return }
         tracker.finishReading()
         engine.settler.wake()
         logger.debug("publish handed over", metadata: ["job": "\(job.id)", "event": "\(job.content.eventName)"])
+    }
+
+    /// Shares an untouched publish out among the workers of every node when its audience spans
+    /// several parts (``DeliveryPolicy/sharedPartSize``); returns the job as this worker keeps it.
+    ///
+    /// A failure here only costs the sharing: the job is then sent whole by this worker.
+    private func share(_ job: PublishJob) async throws -> PublishJob {
+        guard let partSize = policy.sharedPartSize, partSize > 0, job.cursor == nil, job.pending.isEmpty, job.end == nil else {
+            return job
+        }
+        do {
+            let boundaries = try await store.audienceBoundaries(of: job, every: partSize, limit: max(0, policy.maxSharedParts - 1))
+            guard let first = boundaries.first else { return job }
+            let lease = Lease(owner: owner, expiresAt: engine.clock.nowMillis() + policy.leaseDuration.milliseconds)
+            guard try await store.shareJob(jobID: job.id, boundaries: boundaries, lease: lease) else { return job }
+            logger.debug("publish shared out", metadata: ["job": "\(job.id)", "parts": "\(boundaries.count + 1)"])
+            var kept = job
+            kept.end = first
+            return kept
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            logger.warning("sharing a publish out failed; sending it whole", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            return job
+        }
     }
 
     /// The audience members after `after` up to the job's cursor, except `except`: the unanswered

@@ -80,8 +80,10 @@ public struct HeraldApplication: Sendable {
         let tls = try server.http.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
 
         let store: any HeraldStore
+        let sharedDatabase: Bool
         switch try DatabaseLocation.parse(server.database) {
         case .sqlite(let path):
+            sharedDatabase = false
             do {
                 store = try SQLiteStore(path: path)
             } catch {
@@ -97,6 +99,7 @@ public struct HeraldApplication: Sendable {
                 throw ConfigurationError(key: "server.database", "\(error)")
             }
             store = PostgresStore(configuration: configuration, logger: logger.child("herald.store"))
+            sharedDatabase = true
         }
         self.store = store
 
@@ -126,6 +129,9 @@ public struct HeraldApplication: Sendable {
             if let budget = provider.maxInFlight { policy.providerBudgets[name] = budget }
             if let limit = provider.maxInFlightPerHost { policy.hostLimits[name] = limit }
         }
+        // Nodes sharing a database share large publishes too: parts of ten pages, each a job any
+        // node may claim. One node gains nothing from cutting its own work up.
+        if sharedDatabase { policy.sharedPartSize = 10 * policy.batchSize }
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
         let fanOutWakeUp = WakeUpSignal()
         let engine = DeliveryEngine(

@@ -218,11 +218,14 @@ public struct PublishJob: Sendable, Equatable {
     public var cursor: SubscriberID?
     /// Members up to ``cursor`` whose outcome was not recorded at the last checkpoint: sent again on resuming.
     public var pending: PendingMembers
+    /// The last member of this job's part of the audience when the publish was shared out
+    /// (``PublishQueue/shareJob(jobID:boundaries:lease:)``); `nil`: the audience to its end.
+    public var end: SubscriberID?
 
     /// Creates a job.
     public init(
         id: Int64, audience: PublishAudience, origin: DeliveryOrigin = .pushd, content: DeliveryContent, publishedAt: Int64,
-        cursor: SubscriberID? = nil, pending: PendingMembers = .none
+        cursor: SubscriberID? = nil, pending: PendingMembers = .none, end: SubscriberID? = nil
     ) {
         self.id = id
         self.audience = audience
@@ -231,6 +234,7 @@ public struct PublishJob: Sendable, Equatable {
         self.publishedAt = publishedAt
         self.cursor = cursor
         self.pending = pending
+        self.end = end
     }
 }
 
@@ -273,7 +277,22 @@ public protocol PublishQueue: Sendable {
     func claimJobs(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [PublishJob]
 
     /// The next page of a job's audience: members with id greater than `cursor`, ascending by id.
+    ///
+    /// The page is not cut at the job's ``PublishJob/end``: the fan-out stops there itself.
     func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember]
+
+    /// Where to cut a job's audience into parts of `every` members: the id of the last member of
+    /// each part but the last, ascending, at most `limit` of them. Only audiences of an event's
+    /// subscribers and of a broadcast are cut; any other answers none.
+    func audienceBoundaries(of job: PublishJob, every: Int, limit: Int) async throws -> [SubscriberID]
+
+    /// Shares an untouched job out, so that workers of every node can take its parts: the job
+    /// keeps the members up to `boundaries[0]`, and for each following part a job with the same
+    /// content, origin and publish time is stored unclaimed (its cursor the previous boundary,
+    /// its end the next one, the last open-ended), in one transaction that other nodes are woken
+    /// for. Statistics are not touched: the publish was counted once.
+    /// - Returns: `false` when `lease` no longer holds the job (nothing changed).
+    func shareJob(jobID: Int64, boundaries: [SubscriberID], lease: Lease) async throws -> Bool
 
     /// Records progress: every member up to and including `cursor` was handed to its provider
     /// and its outcome recorded. Also renews the lease.

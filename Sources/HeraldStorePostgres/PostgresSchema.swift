@@ -179,5 +179,9 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // A publish shared out among the nodes: each part of the audience is a job up to its end.
+        Migration(version: 2, name: "v2-shared-fan-out", statements: [
+            "ALTER TABLE publish_jobs ADD COLUMN end_id text COLLATE \"C\"",
+        ]),
     ]
 }

@@ -57,7 +57,7 @@ extension PostgresStore {
     }
 
     /// The columns ``job(_:)`` reads, in its order.
-    static let jobColumns = "id, audience_kind, audience_value, notification, published_at, cursor, pending, origin, payload"
+    static let jobColumns = "id, audience_kind, audience_value, notification, published_at, cursor, pending, origin, payload, end_id"
 
     /// Leases the oldest free jobs: rows another node is claiming at this instant are skipped
     /// (`SKIP LOCKED`), not waited for, so nodes never queue behind each other's claims.
@@ -81,7 +81,7 @@ extension PostgresStore {
     }
 
     /// The raw columns of a job row.
-    typealias JobTuple = (Int64, String, String?, String?, Int64, String?, String?, String, String?)
+    typealias JobTuple = (Int64, String, String?, String?, Int64, String?, String?, String, String?, String?)
 
     static func jobTuple(_ row: PostgresRow) throws -> JobTuple {
         try row.decode(JobTuple.self)
@@ -89,7 +89,7 @@ extension PostgresStore {
 
     /// Reads a job selected as ``jobColumns``.
     static func job(_ t: JobTuple) throws -> PublishJob {
-        let (id, kind, value, notification, publishedAt, cursor, pending, origin, payload) = t
+        let (id, kind, value, notification, publishedAt, cursor, pending, origin, payload, end) = t
         let audience: PublishAudience
         switch (kind, value) {
         case ("subscribers", let name?): audience = .subscribers(try PostgresCodec.eventName(name, table: "publish_jobs"))
@@ -103,7 +103,7 @@ extension PostgresStore {
             id: id, audience: audience, origin: DeliveryOrigin(rawValue: origin),
             content: try PostgresCodec.content(notification: notification, payload: payload, table: "publish_jobs", id: id),
             publishedAt: publishedAt, cursor: cursor.map(SubscriberID.init(rawValue:)),
-            pending: try PendingMembersCodec.members(pending, jobID: id))
+            pending: try PendingMembersCodec.members(pending, jobID: id), end: end.map(SubscriberID.init(rawValue:)))
     }
 
     /// Reads one keyset page: an index range of the event's subscriptions joined to their

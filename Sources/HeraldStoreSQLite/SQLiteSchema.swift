@@ -328,6 +328,10 @@ enum SQLiteSchema {
                 ALTER TABLE publish_jobs_v8 RENAME TO publish_jobs;
                 """)
         }
+        // A publish shared out among workers: each part of the audience is a job up to its end.
+        migrator.registerMigration("v9-shared-fan-out") { db in
+            try db.execute(sql: "ALTER TABLE publish_jobs ADD COLUMN end_id TEXT")
+        }
         return migrator
     }
 }

@@ -70,7 +70,7 @@ extension SQLiteStore {
                         WHERE lease_expires IS NULL OR lease_expires < ?
                         ORDER BY id LIMIT ?
                     )
-                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor, pending, origin, payload
+                    RETURNING id, audience_kind, audience_value, notification, published_at, cursor, pending, origin, payload, end_id
                     """),
                 arguments: [lease.owner, lease.expiresAt, nowMillis, limit]
             )
@@ -172,7 +172,8 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads a job row selected as `id, audience_kind, audience_value, notification, published_at, cursor, pending`.
+    /// Reads a job row selected as `id, audience_kind, audience_value, notification, published_at, cursor, pending, origin,
+    /// payload, end_id`.
     static func job(_ row: Row) throws -> PublishJob {
         let id: Int64 = row[0]
         let kind: String = row[1]
@@ -193,6 +194,7 @@ extension SQLiteStore {
             throw StoreError.corruptRow("publish_jobs \(id): unknown audience \(kind)")
         }
         let cursor: String? = row[5]
+        let end: String? = row[9]
         let pending = try SQLiteCodec.pendingMembers(row[6], jobID: id)
         return PublishJob(
             id: id,
@@ -201,7 +203,8 @@ extension SQLiteStore {
             content: try SQLiteCodec.content(notification: row[3], payload: row[8], table: "publish_jobs", id: id),
             publishedAt: row[4],
             cursor: cursor.map(SubscriberID.init(rawValue:)),
-            pending: pending
+            pending: pending,
+            end: end.map(SubscriberID.init(rawValue:))
         )
     }
 }

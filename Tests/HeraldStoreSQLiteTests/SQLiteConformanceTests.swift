@@ -85,6 +85,8 @@ struct PublishQueueConformanceTests {
     func enqueue() async throws { try await PublishQueueConformance.enqueue(backend) }
     @Test("claimed jobs round-trip and are claimed oldest first, once")
     func claimJobs() async throws { try await PublishQueueConformance.claimJobs(backend) }
+    @Test("a publish shared out: boundaries cut the audience into parts; the parts are jobs of their own, claimable by others, covering it once")
+    func sharedPublish() async throws { try await PublishQueueConformance.sharedPublish(backend) }
     @Test("an expired lease passes to another worker; the old owner cannot checkpoint or complete")
     func leaseExpiry() async throws { try await PublishQueueConformance.leaseExpiry(backend) }
     @Test("event audience: 1,234 subscribers in pages of 100, each once, with their silent flags")

@@ -16,7 +16,7 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case jsonNull
         /// 401 with the Basic challenge.
         case unauthorized
-        /// 503 with `Retry-After`: too much accepted work is waiting.
+        /// 503 (bare) with `Retry-After`: too much accepted work is waiting, or the database cannot be used.
         case overloaded(retryAfterSeconds: Int)
         /// 429 `{"error":"Too many requests"}` with `Retry-After`: the client is over its rate limit.
         case tooManyRequests(retryAfterSeconds: Int)
@@ -44,8 +44,9 @@ public struct APIError: Error, HTTPResponseError, Equatable {
     public static let forbidden = APIError(.json(.forbidden, "Unauthorized"))
     /// 413 `{"error":"Request body too large"}`.
     public static let bodyTooLarge = APIError(.json(.contentTooLarge, "Request body too large"))
-    /// 503 (bare): the database cannot be used.
-    public static let unavailable = APIError(.bare(.serviceUnavailable))
+    /// 503 (bare) with `Retry-After: 1`: the database cannot be used (it may be restarting, or
+    /// unreachable for a moment); nothing was changed, and the client may try again.
+    public static let unavailable = APIError(.overloaded(retryAfterSeconds: 1))
     /// 503 (bare) with `Retry-After`: the backlog is over its bound, try again later.
     public static func overloaded(retryAfterSeconds: Int) -> APIError { APIError(.overloaded(retryAfterSeconds: retryAfterSeconds)) }
     /// 429 `{"error":"Too many requests"}` with `Retry-After`: the client is over its realm's rate limit.
