@@ -392,7 +392,8 @@ let package = Package(
         .executableTarget(
             name: "HeraldBench",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldStoreSQLite", "HeraldSimulators", "HeraldAPNs", "HeraldHTTP2", "HeraldTestSupport",
+                "HeraldCore", "HeraldStore", "HeraldStoreSQLite", "HeraldStorePostgres", "HeraldSimulators", "HeraldAPNs", "HeraldHTTP2",
+                "HeraldTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldStore
+import HeraldStorePostgres
 import HeraldStoreSQLite
+import Logging
 import HeraldTestSupport
 import NIOCore
 
@@ -23,11 +25,30 @@ struct FanOutDriver {
     /// badge, as pushd does; `incrementBadge=false&badge=1` sends the same payload with no
     /// badge written.
     var publishForm = "msg=Benchmark&data.n=1"
+    /// Whether the database is PostgreSQL (a server started for the run) rather than a SQLite file.
+    var usesPostgres = false
+    /// Herald processes sharing the database; the publish goes to the first.
+    var nodes = 1
 
-    /// A fresh database with `subscribers` subscribers of `proto`, tokens from `token`, subscribed to `bench`.
+    /// A fresh database with `subscribers` subscribers of `proto`, tokens from `token`, subscribed to
+    /// `bench`; returns its `--database` argument.
     func seed(proto: String, token: (Int) -> String) async throws -> String {
-        let path = directory + "/bench-\(UUID().uuidString).db"
-        let store = try SQLiteStore(path: path)
+        let store: any HeraldStore
+        let location: String
+        if usesPostgres {
+            let server = try await PostgresTestServer.shared()
+            let database = try await server.createDatabase()
+            let postgres = PostgresStore(
+                configuration: PostgresStoreConfiguration(
+                    host: server.host, port: server.port, username: server.username, password: server.password, database: database),
+                logger: Logger(label: "herald.bench.seed"))
+            Task { try await postgres.run() }
+            try await postgres.waitUntilReady()
+            (store, location) = (postgres, server.url(database: database))
+        } else {
+            let path = directory + "/bench-\(UUID().uuidString).db"
+            (store, location) = (try SQLiteStore(path: path), "sqlite:\(path)")
+        }
         let event = EventName("bench")!
         let chunk = 20_000
         for start in stride(from: 0, to: subscribers, by: chunk) {
@@ -36,8 +57,15 @@ struct FanOutDriver {
             }
             _ = try await store.registerMany(registrations, subscribingTo: event, now: Int64(Date().timeIntervalSince1970))
         }
-        try store.close()
-        return path
+        try await store.close()
+        return location
+    }
+
+    /// Removes a seeded SQLite database (a PostgreSQL one goes with the server at exit).
+    func discard(_ database: String) {
+        guard database.hasPrefix("sqlite:") else { return }
+        let path = String(database.dropFirst("sqlite:".count))
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     /// Starts Herald with `provider` (the YAML of one entry under `providers:`, indented by four
@@ -54,15 +82,23 @@ struct FanOutDriver {
             providers:
             \(provider)
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let httpPort = try HeraldProcess.freePort()
-        let process = try ChildProcess.start(herald, ["serve", "--config", config, "--port", "\(httpPort)", "--database", "sqlite:\(database)"],
-                                             log: directory + "/herald-\(tag).log")
-        defer { process.stop() }
-        let base = "http://127.0.0.1:\(httpPort)"
+        var processes: [ChildProcess] = []
+        var bases: [String] = []
+        defer { for process in processes { process.stop() } }
         let client = BenchClient()
-        try await client.waitUntil { (try? await client.get(base + "/status").status) == 204 }
-        say("\(label): herald ready (pid \(process.process.processIdentifier)), publishing to \(subscribers) subscribers")
-        let cpuBefore = process.cpuSeconds()
+        for node in 0..<nodes {
+            let httpPort = try HeraldProcess.freePort()
+            let log = directory + (nodes == 1 ? "/herald-\(tag).log" : "/herald-\(tag)-\(node).log")
+            processes.append(try ChildProcess.start(herald, ["serve", "--config", config, "--port", "\(httpPort)", "--database", database], log: log))
+            bases.append("http://127.0.0.1:\(httpPort)")
+        }
+        for base in bases {
+            try await client.waitUntil { (try? await client.get(base + "/status").status) == 204 }
+        }
+        let base = bases[0]
+        let pids = processes.map { "\($0.process.processIdentifier)" }.joined(separator: ", ")
+        say("\(label): herald ready (pid \(pids)), publishing to \(subscribers) subscribers")
+        let cpuBefore = processes.map { $0.cpuSeconds() }.reduce(0, +)
         let started = ContinuousClock.now
         let publish = try await client.post(base + "/event/bench", form: publishForm)
         guard publish == 204 else { throw BenchError("publish answered \(publish)") }
@@ -77,13 +113,14 @@ struct FanOutDriver {
             // measured time (3 % of a 100,000-subscriber run).
             let closeToAnEnd = answered == 0 || answered >= subscribers - subscribers / 10
             try await Task.sleep(for: .milliseconds(closeToAnEnd ? 5 : 50))
-            answered = Self.deliveriesAnswered(metrics: try await client.get(base + "/metrics").body)
+            answered = 0
+            for base in bases { answered += Self.deliveriesAnswered(metrics: try await client.get(base + "/metrics").body) }
             if firstAnswer == nil, answered > 0 { firstAnswer = ContinuousClock.now - started }
             if ContinuousClock.now - started > .seconds(1800) { throw BenchError("gave up after 30 minutes at \(answered)") }
         }
         let elapsed = ContinuousClock.now - started
         let seconds = elapsed.inSeconds
-        let cpu = process.cpuSeconds() - cpuBefore
+        let cpu = processes.map { $0.cpuSeconds() }.reduce(0, +) - cpuBefore
         // Every answer must also be recorded: the event's statistics reach N shortly after.
         var stats: [String: Any]?
         var recorded = 0
@@ -97,7 +134,7 @@ struct FanOutDriver {
         }
         var result = Result(label: label, rate: Double(subscribers) / seconds, seconds: seconds)
         result.firstAnswerSeconds = firstAnswer?.inSeconds
-        result.peakRSSMiB = process.peakRSSMiB()
+        result.peakRSSMiB = processes.compactMap { $0.peakRSSMiB() }.max()
         result.cpuCores = cpu / seconds
         result.failed = stats?["failed"] as? Int ?? 0
         if result.failed > 0 { say("\(label): \(result.failed) deliveries failed; see \(directory)/herald-\(tag).log") }
@@ -121,7 +158,7 @@ struct FanOutDriver {
     ) async throws -> [Result] {
         try await sink.bracketedRuns(runs, subject: "Herald", requests: subscribers, h2loadRequests: h2loadRequests, h2load: h2load) { run in
             let database = try await seed(proto: proto, token: token)
-            defer { try? FileManager.default.removeItem(atPath: database) }
+            defer { discard(database) }
             return try await measure(label: runs > 1 ? "Herald → h2o sink (run \(run))" : "Herald → h2o sink", tag: "sink", provider: provider, database: database)
         }
     }

@@ -33,6 +33,12 @@ struct FanOutOptions: ParsableArguments {
     @Flag(help: "Publish with incrementBadge=false&badge=1: the same payload, but no subscriber's stored badge is written.")
     var keepBadges = false
 
+    @Option(help: "sqlite (a file in the working directory), or postgres (a PostgreSQL server this run starts on this machine).")
+    var database = "sqlite"
+
+    @Option(help: "Herald nodes sharing the database (postgres only); the publish goes to the first.")
+    var nodes = 1
+
     /// Whether the run against Herald's simulator is asked for.
     var measuresSimulator: Bool { target == "simulator" || target == "both" }
 
@@ -46,6 +52,15 @@ struct FanOutOptions: ParsableArguments {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var driver = FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight, batchSize: batchSize)
+        switch database {
+        case "sqlite":
+            guard nodes == 1 else { throw ValidationError("--nodes needs --database postgres: SQLite serves one node") }
+        case "postgres":
+            driver.nodes = max(1, nodes)
+            driver.usesPostgres = true
+        default:
+            throw ValidationError("--database is sqlite or postgres")
+        }
         if keepBadges {
             driver.publishForm += "&incrementBadge=false&badge=1"
         }

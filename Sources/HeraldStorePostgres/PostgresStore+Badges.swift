@@ -30,7 +30,7 @@ extension PostgresStore {
                 UPDATE badges AS b SET badge = e.new
                 FROM unnest(\(ids_)::text[], \(expected_)::text[], \(expectedNull_)::bool[], \(incremented_)::text[])
                     AS e(id, expected, expected_null, new)
-                WHERE b.subscriber_id = e.id
+                WHERE b.subscriber_id = ANY(\(ids_)::text[]) AND b.subscriber_id = e.id
                   AND CASE WHEN e.expected_null THEN b.badge IS NULL ELSE b.badge = e.expected END
                 RETURNING b.subscriber_id
                 """, logger: logger).map { try $0.decode(String.self) }
@@ -59,7 +59,7 @@ extension PostgresStore {
             }
             try await connection.query("""
                 UPDATE badges AS b SET badge = e.new FROM unnest(\(updateIDs)::text[], \(updateBadges)::text[]) AS e(id, new)
-                WHERE b.subscriber_id = e.id
+                WHERE b.subscriber_id = ANY(\(updateIDs)::text[]) AND b.subscriber_id = e.id
                 """, logger: logger)
             return before
         }

@@ -52,8 +52,8 @@ extension PostgresStore {
                 ) AS candidate
                 ORDER BY candidate.id LIMIT \(limit)
             ) AS page
-            JOIN subscribers AS s ON s.id = page.id
-            LEFT JOIN badges AS b ON b.subscriber_id = s.id
+            JOIN subscribers AS s ON s.id = page.id AND s.id > \(after)
+            LEFT JOIN badges AS b ON b.subscriber_id = s.id AND b.subscriber_id > \(after)
             ORDER BY s.id
             """, logger: logger).map { AudienceMember(subscriber: try PostgresCodec.subscriber($0), silent: false) }
     }

@@ -109,6 +109,11 @@ extension PostgresStore {
     /// Reads one keyset page: an index range of the event's subscriptions joined to their
     /// subscribers and badges, a range of the subscribers table for broadcast, or a merge of
     /// several events' ranges for groups, in one statement.
+    ///
+    /// The cursor bounds every joined table, not only the one ordered by: the planner merge-joins
+    /// these ranges and does not carry an inequality across a join, so without it each page
+    /// scanned the subscribers (and badges) before the cursor again, 35 ms for a page near the end
+    /// of 100,000 subscribers against 1 ms.
     public func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember] {
         guard limit > 0 else { return [] }
         let logger = self.logger
@@ -121,8 +126,8 @@ extension PostgresStore {
                 try await connection.query("""
                     SELECT \(unescaped: columns), sub.ignore_message
                     FROM subscriptions AS sub
-                    JOIN subscribers AS s ON s.id = sub.subscriber_id
-                    LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                    JOIN subscribers AS s ON s.id = sub.subscriber_id AND s.id > \(after)
+                    LEFT JOIN badges AS b ON b.subscriber_id = s.id AND b.subscriber_id > \(after)
                     WHERE sub.event = \(event.rawValue) AND sub.subscriber_id > \(after)
                     ORDER BY sub.subscriber_id LIMIT \(limit)
                     """, logger: logger).map(PostgresCodec.member)
@@ -130,7 +135,8 @@ extension PostgresStore {
         case .broadcast:
             return try await withConnection { connection in
                 try await connection.query("""
-                    SELECT \(unescaped: columns) FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                    SELECT \(unescaped: columns)
+                    FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id AND b.subscriber_id > \(after)
                     WHERE s.id > \(after) ORDER BY s.id LIMIT \(limit)
                     """, logger: logger).map { AudienceMember(subscriber: try PostgresCodec.subscriber($0), silent: false) }
             }

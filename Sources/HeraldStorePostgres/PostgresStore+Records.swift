@@ -68,9 +68,14 @@ extension PostgresStore {
             """, logger: logger)
     }
 
-    /// Applies every counter change of the batch in one statement: a success resets the counter,
-    /// a subscriber failure adds one. Rows whose counter would stay 0 are not written, and a page
-    /// of successes only looks at the partial index of failing subscribers.
+    /// Applies every counter change of the batch in at most two statements: a success resets the
+    /// counter, a subscriber failure adds one. Rows whose counter would stay 0 are not written.
+    ///
+    /// Pure resets (usually the whole page) go through the partial index of failing subscribers
+    /// with `id = ANY(…)`: joined to an `unnest` of thousands of ids instead, the planner hashes
+    /// the whole subscribers table (60 ms at 100,000 subscribers, against 5 ms). For the same
+    /// reason every join to an `unnest` here and in the badges also names its rows by `= ANY(…)`,
+    /// which the planner reads through the index.
     /// - Returns: the counters of the subscribers that reached `maxFailures` (none when it is 0).
     static func updateFailureCounters(
         _ records: [DeliveryRecord], maxFailures: Int, on connection: PostgresConnection, logger: Logger
@@ -91,13 +96,20 @@ extension PostgresStore {
             }
         }
         guard !order.isEmpty else { return [:] }
-        let resets = order.map { changes[$0]!.reset }
-        let added = order.map { Int64(changes[$0]!.added) }
+        let resetOnly = order.filter { changes[$0]!.added == 0 }
+        if !resetOnly.isEmpty {
+            try await connection.query(
+                "UPDATE subscribers SET failures = 0 WHERE failures <> 0 AND id = ANY(\(resetOnly)::text[])", logger: logger)
+        }
+        let counted = order.filter { changes[$0]!.added > 0 }
+        guard !counted.isEmpty else { return [:] }
+        let resets = counted.map { changes[$0]!.reset }
+        let added = counted.map { Int64(changes[$0]!.added) }
         let updated = try await connection.query("""
             UPDATE subscribers AS s
             SET failures = CASE WHEN c.reset THEN c.added ELSE s.failures + c.added END
-            FROM unnest(\(order)::text[], \(resets)::bool[], \(added)::bigint[]) AS c(id, reset, added)
-            WHERE s.id = c.id AND (c.added > 0 OR s.failures <> 0)
+            FROM unnest(\(counted)::text[], \(resets)::bool[], \(added)::bigint[]) AS c(id, reset, added)
+            WHERE s.id = ANY(\(counted)::text[]) AND s.id = c.id
             RETURNING s.id, s.failures
             """, logger: logger).map { try $0.decode((String, Int32).self) }
         guard maxFailures > 0 else { return [:] }

@@ -35,7 +35,7 @@ extension PostgresStore {
                         last_reason = CASE WHEN c.reason_null THEN NULL ELSE c.reason END, lease_owner = NULL, lease_expires = NULL
                     FROM unnest(\(ids)::bigint[], \(attempts)::bigint[], \(due)::bigint[], \(reasons)::text[], \(reasonNull)::bool[])
                         AS c(id, attempts, due_at, reason, reason_null)
-                    WHERE r.id = c.id
+                    WHERE r.id = ANY(\(ids)::bigint[]) AND r.id = c.id
                     """, logger: logger)
             }
             if !settlement.finishedRetries.isEmpty {
