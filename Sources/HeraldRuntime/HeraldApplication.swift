@@ -79,25 +79,7 @@ public struct HeraldApplication: Sendable {
         // Read before anything is opened, so a certificate that cannot be used stops start-up cleanly.
         let tls = try server.http.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
 
-        let store: any HeraldStore
-        switch try DatabaseLocation.parse(server.database) {
-        case .sqlite(let path):
-            do {
-                store = try SQLiteStore(path: path)
-            } catch {
-                throw ConfigurationError(key: "server.database", "cannot open SQLite database \(path): \(error)")
-            }
-        case .postgres(let url):
-            // Nothing connects here: the store's pool runs in StoreService, which connects and
-            // migrates (waiting for an unreachable database) while the first calls wait for it.
-            let configuration: PostgresStoreConfiguration
-            do {
-                configuration = try PostgresStoreConfiguration(url: url)
-            } catch {
-                throw ConfigurationError(key: "server.database", "\(error)")
-            }
-            store = PostgresStore(configuration: configuration, logger: logger.child("herald.store"))
-        }
+        let store = try Self.openStore(database: server.database, logger: logger)
         self.store = store
 
         // Providers own connections that must be released, so a failure half-way releases those built so far.
