@@ -67,10 +67,10 @@ public struct ImportedSubscriber: Sendable, Equatable {
         }
         return (accepted, conflicts)
     }
-}
 
-/// `(proto, identity)`: what is unique among subscribers.
-private struct IdentityKey: Hashable {
-    var proto: String
-    var identity: String
+    /// `(proto, identity)`: what is unique among subscribers.
+    private struct IdentityKey: Hashable {
+        var proto: String
+        var identity: String
+    }
 }
