@@ -60,6 +60,40 @@ struct ImportCommandTests {
         }
     }
 
+    @Test("the binary imports into PostgreSQL (--database postgres://), checked through the REST API")
+    func commandImportsIntoPostgres() async throws {
+        let postgres = try await PostgresTestServer.shared()
+        let database = postgres.url(database: try await postgres.createDatabase())
+        try await withPushd { redis, fixture in
+            let arguments = ["import", "pushd", "--redis", "redis://127.0.0.1:\(redis.url.port)/3", "--database", database, "--batch-size", "9"]
+            let first = try await HeraldProcess.runCapturingOutput(arguments)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains("\(fixture.expected.count + 1) imported (\(fixture.expected.count + 1) new, 0 updated)"), "\(first.stdout)")
+            let second = try await HeraldProcess.runCapturingOutput(arguments)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stdout.contains("imported (0 new, \(fixture.expected.count + 1) updated)"), "\(second.stdout)")
+
+            let herald = try await TestHerald.start(yaml: "server:\n  database: \(database)\n")
+            do {
+                for subscriber in fixture.expected {
+                    let subscriptions = try await herald.request(.GET, "/subscriber/\(subscriber.id)/subscriptions")
+                    #expect(subscriptions.status == 200, "\(subscriber.id)")
+                    let listed = try JSONSerialization.jsonObject(with: Data(subscriptions.body.utf8)) as? [String: [String: Bool]]
+                    #expect(listed == subscriber.subscriptions.mapValues { ["ignore_message": $0] })
+                }
+                let sport = try await statistics(herald, "sport")
+                #expect(sport?["total"] as? Int == 154)
+                #expect(sport?["subscribers"] as? Int == fixture.subscriberCounts["sport"])
+                // No Herald subscriber holds `HeldByHerld`'s token here, so its event is imported too.
+                #expect(try await herald.request(.GET, "/events").body == "[\"all\",\"held-only\",\"news:0\",\"news:1\",\"sport\"]")
+            } catch {
+                try? await herald.stop()
+                throw error
+            }
+            try await herald.stop()
+        }
+    }
+
     @Test("--dry-run prints the summary and creates no database")
     func dryRun() async throws {
         try await withPushd { redis, _ in
