@@ -67,6 +67,11 @@ public struct PushdImportReport: Sendable, Equatable {
         for (proto, count) in unknownProtocols.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(verb) \(count) with proto \"\(proto)\", which is not a configured provider (skipped at delivery until configured)")
         }
+        if !unknownProtocols.isEmpty {
+            // Normalization follows the configured kind: an APNs provider missing from the
+            // configuration keeps its tokens' case, and the app's next registration would not match.
+            lines.append("  (tokens are normalized by their provider's kind: configure every provider, e.g. with --config, and run again)")
+        }
         lines.append("subscriptions: \(subscriptions) \(verb), \(subscriptionsSkipped.values.reduce(0, +)) skipped")
         for (reason, count) in subscriptionsSkipped.sorted(by: { $0.key < $1.key }) {
             lines.append("  skipped \(count): \(reason)")
