@@ -145,6 +145,7 @@ public struct PushdImporter: Sendable {
                 record.wrongType = true
             }
             // A `:evts` key of the wrong type loses the subscriptions, not the subscriber.
+            if replies[2 * index + 1] == nil { record.eventsWrongType = true }
             let scored = replies[2 * index + 1]?.elements ?? []
             var position = 0
             while position + 1 < scored.count {

@@ -15,6 +15,8 @@ struct PushdSubscriberRecord: Sendable {
     var wrongType = false
     /// The `:evts` sorted set as event name and score, in Redis's order.
     var events: [(name: String, score: String)] = []
+    /// Whether the `:evts` key exists but is not a sorted set (its subscriptions are lost, not the subscriber).
+    var eventsWrongType = false
 
     /// What reading a record gives: a subscriber to write, or the reason it is skipped, and
     /// the subscriptions skipped on the way.
@@ -44,7 +46,7 @@ struct PushdSubscriberRecord: Sendable {
         if options.isAPNs(proto) { token = token.lowercased() }
 
         var subscriptions: [ImportedSubscription] = []
-        var skipped: [String] = []
+        var skipped: [String] = eventsWrongType ? ["subscriber:<id>:evts is not a sorted set"] : []
         for (name, score) in events {
             guard let event = EventName(name) else {
                 skipped.append("invalid event name")

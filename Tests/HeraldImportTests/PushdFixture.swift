@@ -71,6 +71,15 @@ struct PushdFixture {
             id: "BadEventSub", proto: "http", storedToken: "http://127.0.0.1:9/bad-event",
             fields: ["created": "1320000001", "updated": "1320000001"], subscriptions: ["all": true]))
 
+        // Its subscriptions key is not a sorted set: the subscriber is imported without subscriptions.
+        db.subscriber("EvtsWrong01", ["proto": "http", "token": "http://127.0.0.1:9/evts", "created": "1320000002", "updated": "1320000003"])
+        db.raw(["SET", "subscriber:EvtsWrong01:evts", "not a sorted set"])
+        fixture.expected.append(Expected(
+            id: "EvtsWrong01", proto: "http", storedToken: "http://127.0.0.1:9/evts",
+            fields: ["created": "1320000002", "updated": "1320000003"], subscriptions: [:]))
+        // An event key that is neither a hash nor a `:subs` sorted set.
+        db.raw(["SET", "event:strange", "not a hash"])
+
         // Broken records: each is skipped and counted; none stops the import.
         db.subscriber("NoProto0001", ["token": "t1", "created": "1320000000", "updated": "1320000000"], events: [("all", 0)])
         fixture.skipped["NoProto0001"] = .missingProto

@@ -32,11 +32,12 @@ struct PushdImportTests {
             #expect(first.subscribersSkipped == fixture.skipped.count)
             #expect(first.unknownProtocols == ["mpns": 1])
             #expect(first.subscriptions == fixture.expected.reduce(0) { $0 + $1.subscriptions.count })
-            #expect(first.subscriptionsSkipped == ["invalid event name": 1])
+            #expect(first.subscriptionsSkipped == ["invalid event name": 1, "subscriber:<id>:evts is not a sorted set": 1])
             #expect(first.events == 5)
             #expect(first.eventsSkipped == [
                 "no subscriptions (or, for unicast:<id>, no such subscriber)": 4,
                 "malformed statistics (created, total or last not a whole number)": 1,
+                "event key is not a hash": 1,
             ])
             #expect(first.summary.contains("skipped 1: missing proto (e.g. NoProto0001)"))
 
