@@ -33,6 +33,7 @@ public struct PushdImportError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// One line for the operator, naming what could not be read or written.
     public var description: String {
         switch kind {
         case .redis(let error): "cannot read the pushd database: \(error)"

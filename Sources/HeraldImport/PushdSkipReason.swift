@@ -20,6 +20,7 @@ public enum PushdSkipReason: String, Sendable, Hashable, CaseIterable, Comparabl
     /// pushd tokens that are the same once normalized); that one was left alone.
     case heldInHerald = "token held by another Herald subscriber (left alone)"
 
+    /// Declaration order: the order the summary lists reasons in (the record's own faults first).
     public static func < (lhs: PushdSkipReason, rhs: PushdSkipReason) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
