@@ -110,6 +110,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Taking over other servers' databases (`herald import pushd`): reads rs/pushd's Redis keys in
+        // batches and writes them with the store's import operations. No CLI in it, so tests call it.
+        .target(name: "HeraldImport", dependencies: ["HeraldCore", "HeraldStore", "HeraldRedis"]),
         // The durable publish pipeline: fan-out, delivery, retries.
         .target(
             name: "HeraldPipeline",
@@ -279,6 +282,9 @@ let package = Package(
                 "HeraldSimulators",
                 "HeraldWebPush",
                 "HeraldFCM",
+                "HeraldImport",
+                "HeraldRedis",
+                "HeraldStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -393,7 +399,7 @@ let package = Package(
             name: "HeraldBench",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldStoreSQLite", "HeraldStorePostgres", "HeraldSimulators", "HeraldAPNs", "HeraldHTTP2",
-                "HeraldTestSupport",
+                "HeraldTestSupport", "HeraldImport", "HeraldRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -571,6 +577,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestSupport"]),
+        // The rs/pushd import against a real redis-server, checked through a Herald started on the result.
+        .testTarget(
+            name: "HeraldImportTests",
+            dependencies: [
+                "HeraldImport", "HeraldRedis", "HeraldStore", "HeraldStoreSQLite", "HeraldCore", "HeraldTestSupport",
+                "HeraldConfiguration", "HeraldRuntime",
+                // So that the `herald` binary the command tests run is built with the tests.
+                .target(name: "HeraldCLI"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "HeraldZeroMQTests", dependencies: ["HeraldZeroMQ"]),
         .testTarget(
             name: "HeraldCLITests",

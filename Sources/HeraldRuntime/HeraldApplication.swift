@@ -79,28 +79,9 @@ public struct HeraldApplication: Sendable {
         // Read before anything is opened, so a certificate that cannot be used stops start-up cleanly.
         let tls = try server.http.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
 
-        let store: any HeraldStore
-        let sharedDatabase: Bool
-        switch try DatabaseLocation.parse(server.database) {
-        case .sqlite(let path):
-            sharedDatabase = false
-            do {
-                store = try SQLiteStore(path: path)
-            } catch {
-                throw ConfigurationError(key: "server.database", "cannot open SQLite database \(path): \(error)")
-            }
-        case .postgres(let url):
-            // Nothing connects here: the store's pool runs in StoreService, which connects and
-            // migrates (waiting for an unreachable database) while the first calls wait for it.
-            let configuration: PostgresStoreConfiguration
-            do {
-                configuration = try PostgresStoreConfiguration(url: url)
-            } catch {
-                throw ConfigurationError(key: "server.database", "\(error)")
-            }
-            store = PostgresStore(configuration: configuration, logger: logger.child("herald.store"))
-            sharedDatabase = true
-        }
+        let store = try Self.openStore(database: server.database, logger: logger)
+        // Nodes sharing a database share large publishes too.
+        let sharedDatabase = if case .postgres = try DatabaseLocation.parse(server.database) { true } else { false }
         self.store = store
 
         // Providers own connections that must be released, so a failure half-way releases those built so far.
@@ -129,8 +110,8 @@ public struct HeraldApplication: Sendable {
             if let budget = provider.maxInFlight { policy.providerBudgets[name] = budget }
             if let limit = provider.maxInFlightPerHost { policy.hostLimits[name] = limit }
         }
-        // Nodes sharing a database share large publishes too: parts of ten pages, each a job any
-        // node may claim. One node gains nothing from cutting its own work up.
+        // Parts of ten pages, each a job any node may claim. One node gains nothing from cutting
+        // its own work up.
         if sharedDatabase { policy.sharedPartSize = 10 * policy.batchSize }
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SubscriberID.random())"
         let fanOutWakeUp = WakeUpSignal()

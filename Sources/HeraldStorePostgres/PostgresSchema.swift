@@ -183,5 +183,10 @@ enum PostgresSchema {
         Migration(version: 2, name: "v2-shared-fan-out", statements: [
             "ALTER TABLE publish_jobs ADD COLUMN end_id text COLLATE \"C\"",
         ]),
+        // Room on every page for the next version of each badge row, so that an increment is a
+        // heap-only update (no index entry to write): half the time of a page of increments.
+        Migration(version: 3, name: "v3-badges-fillfactor", statements: [
+            "ALTER TABLE badges SET (fillfactor = 50)",
+        ]),
     ]
 }

@@ -37,17 +37,46 @@ public final class HeraldProcess: @unchecked Sendable {
     }
 
     private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stderr: String) {
+        let (status, _, stderr) = try runBlocking(arguments, environment: environment, keepingOutput: false)
+        return (status, stderr)
+    }
+
+    /// Runs `herald` with `arguments` to completion; returns its exit status, standard output and standard error
+    /// (for commands that print a result, such as `herald import pushd`'s summary).
+    public static func runCapturingOutput(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment, keepingOutput: true) })
+            }
+        }
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], environment: [String: String], keepingOutput: Bool
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
         process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
+        // Standard output goes to a file, not a second pipe: reading one pipe to its end while the
+        // child fills the other would deadlock.
+        let outputFile = (NSTemporaryDirectory() as NSString).appendingPathComponent("herald-stdout-\(UUID().uuidString)")
+        if keepingOutput {
+            _ = FileManager.default.createFile(atPath: outputFile, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
+        defer { if keepingOutput { try? FileManager.default.removeItem(atPath: outputFile) } }
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let output = keepingOutput ? ((try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? "") : ""
+        return (process.terminationStatus, output, String(decoding: data, as: UTF8.self))
     }
 
     /// Starts `herald serve` with `arguments` on `port` and waits until `GET /status` answers 204

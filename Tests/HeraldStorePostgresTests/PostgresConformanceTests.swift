@@ -198,3 +198,17 @@ struct GroupsAudienceConformanceTests {
     @Test("a groups audience pages through the distinct subscribers of its provider in any listed event, ascending by id, none silent")
     func distinctMembersInPages() async throws { try await GroupsAudienceConformance.distinctMembersInPages(backend) }
 }
+
+@Suite("PostgreSQL store conformance: importing subscribers")
+struct SubscriberImportConformanceTests {
+    @Test("importSubscribers keeps ids, fields, badges, times and subscriptions")
+    func importKeepsEverything() async throws { try await SubscriberImportConformance.importKeepsEverything(backend) }
+    @Test("re-importing updates by id: fields, times, badge, subscription set; counts stay right")
+    func reimportUpdatesById() async throws { try await SubscriberImportConformance.reimportUpdatesById(backend) }
+    @Test("a (proto, token) another id holds is reported and left alone, in the store and within a batch")
+    func importLeavesConflictsAlone() async throws { try await SubscriberImportConformance.importLeavesConflictsAlone(backend) }
+    @Test("importEventStatistics writes statistics of events that exist and drops the others")
+    func importEventStatistics() async throws { try await SubscriberImportConformance.importEventStatistics(backend) }
+    @Test("a batch of thousands is written in one call")
+    func importLargeBatch() async throws { try await SubscriberImportConformance.importLargeBatch(backend) }
+}
