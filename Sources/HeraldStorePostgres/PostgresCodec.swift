@@ -7,7 +7,7 @@ import PostgresNIO
 enum PostgresCodec {
     /// The subscriber columns in the order ``subscriber(_:)`` reads them, for a statement where
     /// the subscribers table is `s` joined to its badge as `b`
-    /// (`LEFT JOIN badges AS b ON b.subscriber_id = s.id`).
+    /// (`LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true`).
     static let subscriberColumns = """
         s.id, s.proto, s.token, s.lang, b.badge, s.version, s.category, s.content_available, s.created, s.updated, s.failures
         """

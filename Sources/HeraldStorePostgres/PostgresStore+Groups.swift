@@ -53,7 +53,7 @@ extension PostgresStore {
                 ORDER BY candidate.id LIMIT \(limit)
             ) AS page
             JOIN subscribers AS s ON s.id = page.id AND s.id > \(after)
-            LEFT JOIN badges AS b ON b.subscriber_id = s.id AND b.subscriber_id > \(after)
+            LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
             ORDER BY s.id
             """, logger: logger).map { AudienceMember(subscriber: try PostgresCodec.subscriber($0), silent: false) }
     }
@@ -64,7 +64,7 @@ extension PostgresStore {
     ) async throws -> [AudienceMember] {
         let names = events.map(\.rawValue)
         return try await connection.query("""
-            SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+            SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM subscribers AS s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
             WHERE s.id = ANY(\(ids)::text[]) AND s.proto = \(proto)
               AND EXISTS (SELECT 1 FROM subscriptions AS sub WHERE sub.subscriber_id = s.id AND sub.event = ANY(\(names)::text[]))
             ORDER BY s.id

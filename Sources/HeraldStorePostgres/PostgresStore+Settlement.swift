@@ -101,7 +101,7 @@ extension PostgresStore {
                     SELECT \(unescaped: columns), sub.ignore_message
                     FROM subscriptions AS sub
                     JOIN subscribers AS s ON s.id = sub.subscriber_id
-                    LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                    LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
                     WHERE sub.event = \(event.rawValue) AND sub.subscriber_id = ANY(\(list)::text[])
                     ORDER BY sub.subscriber_id
                     """, logger: logger).map(PostgresCodec.member)
@@ -125,7 +125,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection { connection in
             try await connection.query("""
-                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM subscribers AS s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
                 WHERE s.id = ANY(\(list)::text[]) ORDER BY s.id
                 """, logger: logger).map(PostgresCodec.subscriber)
         }

@@ -60,7 +60,7 @@ extension PostgresStore {
                     WHERE proto = \(registration.proto) AND identity = \(registration.identity)
                     RETURNING *
                 )
-                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
                 """, logger: logger).collect()
             guard let row = rows.first else { return nil }
             var subscriber = try PostgresCodec.subscriber(row)
@@ -104,7 +104,7 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection { connection in
             try await connection.query("""
-                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM subscribers AS s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
                 WHERE s.id = \(id.rawValue)
                 """, logger: logger).map(PostgresCodec.subscriber).first
         }
