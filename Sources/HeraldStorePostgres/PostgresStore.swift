@@ -58,10 +58,9 @@ public final class PostgresStore: HeraldStore {
         clientConfiguration.options.maximumConnections = max(2, configuration.poolSize)
         clientConfiguration.options.minimumConnections = 1
         clientConfiguration.options.connectTimeout = configuration.connectTimeout
-        // Herald's statements are short and set-based. With JIT on (PostgreSQL's default), one
-        // costed above `jit_above_cost` on a table without statistics yet (just filled, before
-        // autovacuum analyzed it) compiled on every connection: a first fan-out on a fresh
-        // database ran at a fifth of the speed of the next (BENCHMARKS.md).
+        // Herald's statements are short and set-based: compiling one (PostgreSQL's default above
+        // `jit_above_cost`) only adds latency, most when a table without statistics yet makes a
+        // cheap statement look costly.
         clientConfiguration.options.additionalStartupParameters = [("jit", "off")]
         self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
     }
