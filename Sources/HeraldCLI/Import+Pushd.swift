@@ -49,18 +49,8 @@ struct ImportPushd: AsyncParsableCommand {
         let store: (any HeraldStore)?
         let logger: Logger
         do {
-            loaded = try ConfigurationLoader(kinds: HeraldApplication.standardKinds).load(
-                file: config,
-                environment: ProcessInfo.processInfo.environment,
-                overrides: ConfigurationOverrides(port: nil, database: database, logLevel: logLevel)
-            )
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = loaded.configuration.log.level
-                return handler
-            }
-            logger = Logger(label: "herald.import")
-            for warning in loaded.warnings { logger.warning("\(warning)") }
+            (loaded, logger) = try LoadedConfiguration.forCommand(
+                file: config, database: database, logLevel: logLevel, label: "herald.import")
             store = dryRun ? nil : try HeraldApplication.openStore(database: loaded.configuration.server.database, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("herald: configuration error: \(error)\n".utf8))

@@ -26,18 +26,9 @@ struct Serve: AsyncParsableCommand {
         let loaded: LoadedConfiguration
         let application: HeraldApplication
         do {
-            loaded = try ConfigurationLoader(kinds: HeraldApplication.standardKinds).load(
-                file: config,
-                environment: ProcessInfo.processInfo.environment,
-                overrides: ConfigurationOverrides(port: port, database: database, logLevel: logLevel)
-            )
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = loaded.configuration.log.level
-                return handler
-            }
-            let logger = Logger(label: "herald")
-            for warning in loaded.warnings { logger.warning("\(warning)") }
+            let logger: Logger
+            (loaded, logger) = try LoadedConfiguration.forCommand(
+                file: config, port: port, database: database, logLevel: logLevel, label: "herald")
             application = try await HeraldApplication(configuration: loaded.configuration, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("herald: configuration error: \(error)\n".utf8))
