@@ -147,7 +147,11 @@ public struct FanOutService: Service, CustomStringConvertible {
             return job
         }
         do {
-            let boundaries = try await store.audienceBoundaries(of: job, every: partSize, limit: max(0, policy.maxSharedParts - 1))
+            let cuts = max(0, policy.maxSharedParts - 1)
+            // Up to sixteen times more cuts than kept, thinned out evenly: an audience of more than
+            // `maxSharedParts` parts gets larger parts of equal size rather than one huge last part.
+            let candidates = try await store.audienceBoundaries(of: job, every: partSize, limit: cuts * 16)
+            let boundaries = Self.evenlyThinned(candidates, to: cuts)
             guard let first = boundaries.first else { return job }
             let lease = Lease(owner: owner, expiresAt: engine.clock.nowMillis() + policy.leaseDuration.milliseconds)
             guard try await store.shareJob(jobID: job.id, boundaries: boundaries, lease: lease) else { return job }
@@ -161,6 +165,15 @@ public struct FanOutService: Service, CustomStringConvertible {
             logger.warning("sharing a publish out failed; sending it whole", metadata: ["job": "\(job.id)", "error": "\(error)"])
             return job
         }
+    }
+
+    /// `count` of `cuts` (all of them when there are no more), chosen so that the `count + 1`
+    /// parts they make hold as equal a number of the `cuts.count + 1` parts they came from as
+    /// whole numbers allow.
+    static func evenlyThinned(_ cuts: [SubscriberID], to count: Int) -> [SubscriberID] {
+        guard cuts.count > count else { return cuts }
+        guard count > 0 else { return [] }
+        return (1...count).map { cuts[$0 * (cuts.count + 1) / (count + 1) - 1] }
     }
 
     /// The audience members after `after` up to the job's cursor, except `except`: the unanswered
