@@ -80,45 +80,25 @@ extension PostgresStore {
     static func updateFailureCounters(
         _ records: [DeliveryRecord], maxFailures: Int, on connection: PostgresConnection, logger: Logger
     ) async throws -> [String: Int] {
-        var order: [String] = []
-        var changes: [String: (reset: Bool, added: Int)] = [:]
-        for record in records {
-            guard let id = record.subscriberID?.rawValue else { continue }
-            switch record.effect {
-            case .delivered:
-                if changes[id] == nil { order.append(id) }
-                changes[id] = (true, 0)
-            case .subscriberFailure:
-                if changes[id] == nil { order.append(id) }
-                changes[id, default: (false, 0)].added += 1
-            case .deadToken, .failed:
-                continue
-            }
-        }
-        guard !order.isEmpty else { return [:] }
-        let resetOnly = order.filter { changes[$0]!.added == 0 }
-        if !resetOnly.isEmpty {
+        let changes = FailureCounterChanges(records: records)
+        if !changes.resetsOnly.isEmpty {
             try await connection.query(
-                "UPDATE subscribers SET failures = 0 WHERE failures <> 0 AND id = ANY(\(resetOnly)::text[])", logger: logger)
+                "UPDATE subscribers SET failures = 0 WHERE failures <> 0 AND id = ANY(\(changes.resetsOnly)::text[])", logger: logger)
         }
-        let counted = order.filter { changes[$0]!.added > 0 }
-        guard !counted.isEmpty else { return [:] }
-        let resets = counted.map { changes[$0]!.reset }
-        let added = counted.map { Int64(changes[$0]!.added) }
+        guard !changes.counted.isEmpty else { return [:] }
+        let counted = changes.counted.map(\.id)
+        let resets = changes.counted.map(\.reset)
+        let added = changes.counted.map { Int64($0.added) }
         let updated = try await connection.query("""
             UPDATE subscribers AS s
             SET failures = CASE WHEN c.reset THEN c.added ELSE s.failures + c.added END
             FROM unnest(\(counted)::text[], \(resets)::bool[], \(added)::bigint[]) AS c(id, reset, added)
             WHERE s.id = ANY(\(counted)::text[]) AND s.id = c.id
             RETURNING s.id, s.failures
-            """, logger: logger).map { try $0.decode((String, Int32).self) }
-        guard maxFailures > 0 else { return [:] }
-        var reached: [String: Int] = [:]
-        for (id, failures) in updated {
-            if let change = changes[id], change.added > 0, Int(failures) >= maxFailures {
-                reached[id] = Int(failures)
+            """, logger: logger).map { row -> (id: String, failures: Int) in
+                let (id, failures) = try row.decode((String, Int32).self)
+                return (id, Int(failures))
             }
-        }
-        return reached
+        return changes.reached(updated, maxFailures: maxFailures)
     }
 }

@@ -190,8 +190,9 @@ extension SQLiteStore {
             .execute(arguments: [SQLiteCodec.jsonArray(ids)])
     }
 
-    /// Applies every counter change of the batch in one statement: a success resets the
-    /// counter, a subscriber failure adds one. Rows whose counter would stay 0 are not written.
+    /// Applies every counter change of the batch (``FailureCounterChanges``) in at most two
+    /// statements: the pure resets, then the counted failures. Rows whose counter would stay 0
+    /// are not written.
     /// - Returns: the counters of the subscribers that reached `maxFailures` (none when it is 0).
     static func updateFailureCounters(_ records: [DeliveryRecord], maxFailures: Int, in db: Database) throws -> [String: Int] {
         let anySubscriberFailure = records.contains { record in
@@ -206,31 +207,12 @@ extension SQLiteStore {
             try resetFailureCounters(of: delivered, in: db)
             return [:]
         }
-        var order: [String] = []
-        var changes: [String: (reset: Bool, added: Int)] = [:]
-        for record in records {
-            guard let id = record.subscriberID?.rawValue else { continue }
-            switch record.effect {
-            case .delivered:
-                if changes[id] == nil { order.append(id) }
-                changes[id] = (true, 0)
-            case .subscriberFailure:
-                if changes[id] == nil { order.append(id) }
-                changes[id, default: (false, 0)].added += 1
-            case .deadToken, .failed:
-                continue
-            }
-        }
-        guard !order.isEmpty else { return [:] }
-        // Resets alone (the common case: a page of successes) only matter for counters that are
-        // not 0, which the partial index lists; with none, nothing is read at all.
-        let resetsOnly = order.filter { changes[$0].map { $0.reset && $0.added == 0 } ?? false }
-        try resetFailureCounters(of: resetsOnly, in: db)
-        let withFailures = resetsOnly.isEmpty ? order : order.filter { changes[$0].map { $0.added > 0 } ?? false }
-        guard !withFailures.isEmpty else { return [:] }
-        let rows = try withFailures.map { id -> [SQLiteCodec.JSONScalar] in
-            guard let change = changes[id] else { throw StoreError.corruptRow("lost counter change") }
-            return [.text(id), .integer(change.reset ? 1 : 0), .integer(Int64(change.added))]
+        let changes = FailureCounterChanges(records: records)
+        // Resets alone only matter for counters that are not 0, which the partial index lists.
+        try resetFailureCounters(of: changes.resetsOnly, in: db)
+        guard !changes.counted.isEmpty else { return [:] }
+        let rows = changes.counted.map { change -> [SQLiteCodec.JSONScalar] in
+            [.text(change.id), .integer(change.reset ? 1 : 0), .integer(Int64(change.added))]
         }
         let updated = try Row.fetchAll(
             db.cachedStatement(sql: """
@@ -240,21 +222,12 @@ extension SQLiteStore {
                     SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS reset, json_extract(value, '$[2]') AS added
                     FROM json_each(?)
                 ) AS change
-                WHERE subscribers.id = change.id AND (change.added > 0 OR subscribers.failures <> 0)
+                WHERE subscribers.id = change.id
                 RETURNING id, failures
                 """),
             arguments: [SQLiteCodec.jsonRows(rows)]
-        )
-        guard maxFailures > 0 else { return [:] }
-        var reached: [String: Int] = [:]
-        for row in updated {
-            let id: String = row[0]
-            let failures: Int = row[1]
-            if let change = changes[id], change.added > 0, failures >= maxFailures {
-                reached[id] = failures
-            }
-        }
-        return reached
+        ).map { row -> (id: String, failures: Int) in (row[0], row[1]) }
+        return changes.reached(updated, maxFailures: maxFailures)
     }
 
     /// Inserts feedback entries with one statement.

@@ -1,0 +1,62 @@
+import HeraldCore
+
+/// What a page of delivery records does to the failure counters, decided apart from any
+/// database: a success resets its subscriber's counter, a subscriber failure adds one, in the
+/// records' order (so "failed, delivered, failed" leaves 1).
+///
+/// Both backends write the two parts with one statement each: the pure resets (usually the whole
+/// page) through the partial index of failing subscribers, and the counted failures.
+public struct FailureCounterChanges: Sendable {
+    /// One subscriber whose counter grows: whether it is reset first, and by how much it grows.
+    public struct Counted: Sendable, Equatable {
+        /// The subscriber.
+        public var id: String
+        /// Whether a success came before the failures, resetting the counter first.
+        public var reset: Bool
+        /// The failures added.
+        public var added: Int
+    }
+
+    /// Subscribers whose counter only resets to 0, in the records' order.
+    public private(set) var resetsOnly: [String] = []
+    /// Subscribers whose counter grows, in the records' order.
+    public private(set) var counted: [Counted] = []
+
+    /// Folds `records` into one change per subscriber.
+    public init(records: [DeliveryRecord]) {
+        var order: [String] = []
+        var changes: [String: (reset: Bool, added: Int)] = [:]
+        for record in records {
+            guard let id = record.subscriberID?.rawValue else { continue }
+            switch record.effect {
+            case .delivered:
+                if changes[id] == nil { order.append(id) }
+                changes[id] = (true, 0)
+            case .subscriberFailure:
+                if changes[id] == nil { order.append(id) }
+                changes[id, default: (false, 0)].added += 1
+            case .deadToken, .failed:
+                continue
+            }
+        }
+        for id in order {
+            guard let change = changes[id] else { continue }
+            if change.added == 0 {
+                resetsOnly.append(id)
+            } else {
+                counted.append(Counted(id: id, reset: change.reset, added: change.added))
+            }
+        }
+    }
+
+    /// The counters, among `updated` (the counted subscribers' new counters), that reached
+    /// `maxFailures`; none when it is 0.
+    public func reached(_ updated: [(id: String, failures: Int)], maxFailures: Int) -> [String: Int] {
+        guard maxFailures > 0 else { return [:] }
+        var reached: [String: Int] = [:]
+        for (id, failures) in updated where failures >= maxFailures {
+            reached[id] = failures
+        }
+        return reached
+    }
+}
