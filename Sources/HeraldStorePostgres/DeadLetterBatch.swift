@@ -24,24 +24,13 @@ struct DeadLetterBatch: Sendable {
     }
 
     var rows: [Row] = []
-    var contents: [String] = []
-    var contentIsPayload: [Bool] = []
+    var contents = DistinctContents()
 
     /// The dead letters of the failure records that carry one.
     init(_ records: [DeliveryRecord], time: Int64) throws {
-        var index: [DeliveryContent: Int] = [:]
         for record in records {
             guard let (content, reason, status) = record.deadLetterFailure else { continue }
-            let c: Int
-            if let known = index[content.notification] {
-                c = known
-            } else {
-                let stored = try PostgresCodec.encode(content.notification)
-                contents.append(stored.notification ?? stored.payload ?? "")
-                contentIsPayload.append(stored.notification == nil)
-                c = contents.count
-                index[content.notification] = c
-            }
+            let c = try contents.position(of: content.notification)
             rows.append(Row(
                 n: rows.count, c: c, time: time, subscriber_id: record.subscriberID?.rawValue, origin: record.origin.rawValue,
                 proto: record.proto, token: record.token, event: content.notification.eventName,

@@ -119,7 +119,7 @@ extension PostgresStore {
                 n integer, c bigint, time bigint, subscriber_id text, origin text, proto text, token text, event text,
                 statistics_event text, silent boolean, badge integer, attempts integer, published_at bigint, status integer,
                 reason text, max_attempts integer)
-            JOIN unnest(\(batch.contents)::text[], \(batch.contentIsPayload)::bool[]) WITH ORDINALITY AS c(content, is_payload, i) ON c.i = r.c
+            JOIN unnest(\(batch.contents.texts)::text[], \(batch.contents.isPayload)::bool[]) WITH ORDINALITY AS c(content, is_payload, i) ON c.i = r.c
             ORDER BY r.n
             """, logger: logger)
     }

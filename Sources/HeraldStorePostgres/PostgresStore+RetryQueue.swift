@@ -32,7 +32,7 @@ extension PostgresStore {
             FROM jsonb_to_recordset(\(rows)::jsonb) AS r(
                 n integer, c bigint, subscriber_id text, proto text, token text, origin text, statistics_event text, silent boolean,
                 badge integer, attempts integer, max_attempts integer, due_at bigint, published_at bigint, last_reason text)
-            JOIN unnest(\(batch.contents)::text[], \(batch.contentIsPayload)::bool[]) WITH ORDINALITY AS c(content, is_payload, i) ON c.i = r.c
+            JOIN unnest(\(batch.contents.texts)::text[], \(batch.contents.isPayload)::bool[]) WITH ORDINALITY AS c(content, is_payload, i) ON c.i = r.c
             WHERE r.subscriber_id IS NULL OR EXISTS (SELECT 1 FROM subscribers WHERE id = r.subscriber_id)
             ORDER BY r.n
             """, logger: logger)

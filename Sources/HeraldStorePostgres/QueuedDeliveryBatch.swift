@@ -23,26 +23,14 @@ struct QueuedDeliveryBatch: Sendable {
     }
 
     var rows: [Row] = []
-    /// The distinct contents' stored text.
-    var contents: [String] = []
-    /// Whether each content is a prepared payload (else a notification).
-    var contentIsPayload: [Bool] = []
+    /// Each distinct content once.
+    var contents = DistinctContents()
 
     /// Encodes `entries`, each distinct content once.
     init(_ entries: [QueuedDelivery]) throws {
-        var index: [DeliveryContent: Int] = [:]
         rows.reserveCapacity(entries.count)
         for (n, entry) in entries.enumerated() {
-            let c: Int
-            if let known = index[entry.notification] {
-                c = known
-            } else {
-                let stored = try PostgresCodec.encode(entry.notification)
-                contents.append(stored.notification ?? stored.payload ?? "")
-                contentIsPayload.append(stored.notification == nil)
-                c = contents.count
-                index[entry.notification] = c
-            }
+            let c = try contents.position(of: entry.notification)
             var row = Row(
                 n: n, c: c, origin: entry.origin.rawValue, statistics_event: entry.statisticsEvent?.rawValue, silent: entry.silent,
                 badge: entry.badge, attempts: entry.attempts, max_attempts: entry.maxAttempts, due_at: entry.dueAt,
