@@ -243,6 +243,29 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The suj-pusher stand-in (compat.md §2): a Redis list and channel, messages with their own credentials.
+        .target(
+            name: "HeraldCompatSujPusher",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStore",
+                "HeraldIntake",
+                "HeraldConfiguration",
+                "HeraldRedis",
+                "HeraldAPNs",
+                "HeraldWNS",
+                "HeraldGCMLegacy",
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         // The composition root: wires store, providers, pipeline, the HTTP front and the front-ends into one ServiceGroup.
         .target(
             name: "HeraldRuntime",
@@ -260,6 +283,7 @@ let package = Package(
                 "HeraldCompatChoominator",
                 "HeraldCompatAPNsMS",
                 "HeraldCompatPush2mob",
+                "HeraldCompatSujPusher",
                 "HeraldWebhook",
                 "HeraldAPNs",
                 "HeraldFCM",

@@ -15,7 +15,7 @@ public struct APNsKind: ProviderKind {
     /// The keys of interface.md and pushd-api.md §10, plus the connection limits.
     public var optionKeys: Set<String> {
         [
-            "environment", "endpoint", "topic", "team_id", "key_id", "key_file", "cert_file", "cert_key_file",
+            "environment", "endpoint", "topic", "team_id", "key_id", "key_file", "cert", "cert_file", "cert_key", "cert_key_file",
             "payload_filter", "category", "content_available", "alert_title",
             "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout",
         ]
@@ -40,9 +40,9 @@ public struct APNsKind: ProviderKind {
         }
         let topic = try options.string("topic")
         let tokenAuth = options.contains("key_file") || options.contains("key_id") || options.contains("team_id")
-        let certificateAuth = options.contains("cert_file") || options.contains("cert_key_file")
+        let certificateAuth = ["cert", "cert_file", "cert_key", "cert_key_file"].contains(where: options.contains)
         if tokenAuth == certificateAuth {
-            throw ConfigurationError(key: options.path, "needs either team_id, key_id and key_file (token authentication) or cert_file and cert_key_file (certificate authentication)")
+            throw ConfigurationError(key: options.path, "needs either team_id, key_id and key_file (token authentication) or cert_file and cert_key_file, or cert and cert_key inline (certificate authentication)")
         }
 
         var tls = try options.outboundTLS(environment: environment)
@@ -66,17 +66,19 @@ public struct APNsKind: ProviderKind {
                 throw ConfigurationError(key: options.keyPath("key_file"), "not a P-256 private key (.p8)")
             }
         } else {
-            let certFile = try options.requiredString("cert_file")
-            let keyFile = try options.requiredString("cert_key_file")
+            // Inline PEM (suj-pusher's per-message `cert`, which may hold the key too) or files.
+            let certificatePEM = try options.secret("cert", fileKey: "cert_file")
+            let keyPEM = try options.secret("cert_key", fileKey: "cert_key_file")
             do {
-                tls.certificateChain = try NIOSSLCertificate.fromPEMFile(certFile).map { .certificate($0) }
+                tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
+                guard !tls.certificateChain.isEmpty else { throw ConfigurationError(key: options.keyPath("cert"), "holds no certificate") }
             } catch {
-                throw ConfigurationError(key: options.keyPath("cert_file"), "cannot read a PEM certificate from \(certFile)")
+                throw ConfigurationError(key: options.keyPath(options.contains("cert") ? "cert" : "cert_file"), "cannot read a PEM certificate")
             }
             do {
-                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem))
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
             } catch {
-                throw ConfigurationError(key: options.keyPath("cert_key_file"), "cannot read a PEM private key from \(keyFile)")
+                throw ConfigurationError(key: options.keyPath(options.contains("cert_key") ? "cert_key" : "cert_key_file"), "cannot read a PEM private key")
             }
         }
 

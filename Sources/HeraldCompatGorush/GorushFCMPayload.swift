@@ -15,10 +15,7 @@ enum GorushFCMPayload {
         var message: [(key: String, value: BodyValue)] = []
 
         // `data`: FCM v1 takes strings only; anything else is sent as its JSON text (§1.3).
-        var data: [(key: String, value: BodyValue)] = []
-        for (key, value) in notification.object("data") ?? [] where !isReserved(key) {
-            if case .string = value { data.append((key, value)) } else { data.append((key, .string(value.jsonText))) }
-        }
+        let data = FCMData.strings(notification.object("data") ?? [])
         if !data.isEmpty { message.append(("data", .object(data))) }
 
         var display: [(key: String, value: BodyValue)] = []
@@ -105,10 +102,5 @@ enum GorushFCMPayload {
             }
         }
         return result
-    }
-
-    /// Keys FCM reserves in `data`.
-    static func isReserved(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 }

@@ -83,10 +83,7 @@ struct Push2mobGCMHandler: Push2mobSocketHandler {
 
     /// An FCM HTTP v1 message without its token (compat.md §1.3): string data, the collapse key and the ttl.
     static func fcmBody(data: [(key: String, value: BodyValue)], collapseKey: Substring, ttl: Int64) -> String {
-        var strings: [(key: String, value: BodyValue)] = []
-        for (key, value) in data where !isReserved(key) {
-            if case .string = value { strings.append((key, value)) } else { strings.append((key, .string(value.jsonText))) }
-        }
+        let strings = FCMData.strings(data)
         let android: BodyValue = .object([("collapse_key", .string(String(collapseKey))), ("ttl", .string("\(ttl)s"))])
         return BodyValue.object([("data", .object(strings)), ("android", android)]).jsonText
     }
@@ -97,10 +94,5 @@ struct Push2mobGCMHandler: Push2mobSocketHandler {
             ("collapse_key", .string(String(collapseKey))), ("time_to_live", .number(String(ttl))),
             ("delay_while_idle", .bool(delayWhileIdle)), ("data", .object(data)),
         ]).jsonText
-    }
-
-    /// Keys FCM reserves in `data`; they are left out (compat.md §1.3).
-    static func isReserved(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 }

@@ -91,6 +91,7 @@ enum ConfigurationSchema {
         "apns_endpoints": .section(sujPusherAPNsEndpoints),
         "api_keys": .entries(.scalar),
         "legacy_gcm_endpoint": .scalar,
+        "wns_token_endpoint": .scalar,
     ]
 
     /// `compat.gorush` (`compat.md` §6).

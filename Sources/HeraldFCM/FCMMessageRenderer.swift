@@ -22,11 +22,6 @@ public struct FCMMessageRenderer: Sendable {
         self.logger = logger
     }
 
-    /// Whether FCM reserves `key` in `data`: `from`, `message_type`, and keys starting with `google` or `gcm`.
-    public static func isReservedDataKey(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
-    }
-
     /// Renders one variant (language, silence); `now` is Unix seconds, for `ttl` and `expiration`.
     public func render(_ event: PublishedEvent, for variant: MessageVariant, now: Int64) -> RenderResult<FCMMessage> {
         var ttl: Int64?
@@ -48,7 +43,7 @@ public struct FCMMessageRenderer: Sendable {
         let localized = data.count
         var reserved: [String] = []
         for (key, value) in event.data {
-            if Self.isReservedDataKey(key) {
+            if FCMData.isReserved(key) {
                 reserved.append(key)
             } else if let index = data[..<localized].firstIndex(where: { $0.key == key }) {
                 // A payload data key wins over the localized text of the same name.

@@ -97,7 +97,7 @@ public struct GCMLegacyProvider: PushProvider {
     }
 
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<GCMLegacyMessage> {
-        let skipped = notification.data.keys.filter(GCMLegacyRenderer.isReserved)
+        let skipped = notification.data.keys.filter(FCMData.isReserved)
         if !skipped.isEmpty {
             logger.debug("data keys reserved by GCM are not sent", metadata: ["keys": "\(skipped.joined(separator: ","))"])
         }

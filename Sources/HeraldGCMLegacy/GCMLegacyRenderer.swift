@@ -22,7 +22,7 @@ public struct GCMLegacyRenderer: Sendable {
             if let title = event.title.resolve(lang: variant.lang) { data["title"] = title }
             if let message = event.message.resolve(lang: variant.lang) { data["message"] = message }
         }
-        for (key, value) in event.data where !Self.isReserved(key) {
+        for (key, value) in event.data where !FCMData.isReserved(key) {
             data[key] = value
         }
         let size = data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
@@ -43,11 +43,6 @@ public struct GCMLegacyRenderer: Sendable {
         json.key("data")
         json.object(data)
         return .send(GCMLegacyMessage(members: json.text))
-    }
-
-    /// Data keys GCM reserves (`from`, `message_type`, anything starting with `google` or `gcm`): never sent.
-    public static func isReserved(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
     /// Seconds GCM may keep the message: what is left until `expiration`, else `ttl`, within 0…4 weeks.

@@ -53,6 +53,23 @@ public final class RedisConnection: @unchecked Sendable {
         return try result.get()
     }
 
+    /// Waits up to `wait` for one reply the server sends unasked: a message on a channel this
+    /// connection `SUBSCRIBE`d to (`["message", channel, payload]`).
+    ///
+    /// Returns `nil` when nothing (or only part of a reply) arrived in time, so a listener can look
+    /// at its cancellation between waits; the connection stays usable. Subscribe with ``send(_:blockingFor:)``
+    /// first, and use the connection for nothing else while it listens.
+    /// - Throws: ``RedisError/connection(_:)`` when the connection broke or was never opened.
+    public func receive(waitingUpTo wait: Duration) async throws(RedisError) -> RedisValue? {
+        let result: Result<RedisValue?, RedisError>
+        do {
+            result = try await thread.runIfActive { self.receiveOne(waitingUpTo: wait) }
+        } catch {
+            throw .closed
+        }
+        return try result.get()
+    }
+
     /// Closes the connection; later commands throw ``RedisError/closed``.
     public func close() async {
         _ = try? await thread.runIfActive { self.disconnect() }
@@ -91,6 +108,29 @@ public final class RedisConnection: @unchecked Sendable {
         }
         if let firstError { return .failure(firstError) }
         return .success(values)
+    }
+
+    private func receiveOne(waitingUpTo wait: Duration) -> Result<RedisValue?, RedisError> {
+        guard let context else { return .failure(.connection("not connected")) }
+        var reply: UnsafeMutableRawPointer?
+        // A reply may already sit in hiredis's buffer (read along with the previous one).
+        guard redisGetReplyFromReader(context, &reply) == REDIS_OK else { return .failure(dropConnection()) }
+        if reply == nil {
+            // Polling the socket rather than a blocking read with a timeout: hiredis treats a read
+            // timeout as a broken connection, and a listener must be able to wait in short slices.
+            let (seconds, attoseconds) = wait.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            var descriptor = pollfd(fd: context.pointee.fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready == 0 || (ready < 0 && errno == EINTR) { return .success(nil) }
+            guard ready > 0, redisBufferRead(context) == REDIS_OK,
+                redisGetReplyFromReader(context, &reply) == REDIS_OK
+            else { return .failure(dropConnection()) }
+            guard reply != nil else { return .success(nil) }
+        }
+        guard let reply else { return .success(nil) }
+        defer { freeReplyObject(reply) }
+        return Self.value(of: reply.assumingMemoryBound(to: redisReply.self)).map { Optional($0) }
     }
 
     /// The open context, connecting (with `AUTH` and `SELECT`) when there is none.

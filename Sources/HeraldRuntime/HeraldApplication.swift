@@ -4,6 +4,7 @@ import HeraldCompatAPNsMS
 import HeraldCompatChoominator
 import HeraldCompatGorush
 import HeraldCompatPush2mob
+import HeraldCompatSujPusher
 import HeraldConfiguration
 import HeraldCore
 import HeraldFCM
@@ -33,7 +34,7 @@ public struct HeraldApplication: Sendable {
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
     public static var standardFrontEnds: [any FrontEndKind] {
-        [UDPEventFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd()]
+        [UDPEventFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd(), SujPusherFrontEnd()]
     }
 
     /// Where the server's sockets ended up (useful with port 0).
@@ -96,6 +97,14 @@ public struct HeraldApplication: Sendable {
                     throw ConfigurationError(key: "providers.\(name).kind", "unknown kind \"\(provider.kind)\"")
                 }
                 built.append(try await kind.makeProvider(name: name, options: provider.options, environment: environment))
+            }
+            for frontEnd in frontEnds {
+                for provider in try await frontEnd.makeProviders(configuration: configuration, environment: environment) {
+                    guard configuration.providers[provider.name] == nil else {
+                        throw ConfigurationError(key: "providers.\(provider.name)", "the name is reserved for the \(frontEnd.name) front-end")
+                    }
+                    built.append(provider)
+                }
             }
         } catch {
             await ProviderSet(built).shutdown()

@@ -188,5 +188,16 @@ enum PostgresSchema {
         Migration(version: 3, name: "v3-badges-fillfactor", statements: [
             "ALTER TABLE badges SET (fillfactor = 50)",
         ]),
+        // Leases a front-end takes by name (FrontEndLeases); `expires` in Unix milliseconds of the
+        // database's clock.
+        Migration(version: 4, name: "v4-front-end-leases", statements: [
+            """
+            CREATE TABLE front_end_leases (
+                name text PRIMARY KEY,
+                owner text NOT NULL,
+                expires bigint NOT NULL
+            )
+            """,
+        ]),
     ]
 }

@@ -332,6 +332,16 @@ enum SQLiteSchema {
         migrator.registerMigration("v9-shared-fan-out") { db in
             try db.execute(sql: "ALTER TABLE publish_jobs ADD COLUMN end_id TEXT")
         }
+        // Leases a front-end takes by name (FrontEndLeases); `expires` in Unix milliseconds.
+        migrator.registerMigration("v10-front-end-leases") { db in
+            try db.execute(sql: """
+                CREATE TABLE front_end_leases (
+                    name TEXT PRIMARY KEY,
+                    owner TEXT NOT NULL,
+                    expires INTEGER NOT NULL
+                ) STRICT
+                """)
+        }
         return migrator
     }
 }

@@ -212,3 +212,11 @@ struct SubscriberImportConformanceTests {
     @Test("a batch of thousands is written in one call")
     func importLargeBatch() async throws { try await SubscriberImportConformance.importLargeBatch(backend) }
 }
+
+@Suite("Store conformance: front-end leases")
+struct FrontEndLeaseConformanceTests {
+    @Test("one owner at a time; the holder renews; a released lease is free at once")
+    func oneOwnerAtATime() async throws { try await FrontEndLeaseConformance.oneOwnerAtATime(backend) }
+    @Test("a lease not renewed in time goes to whoever asks next")
+    func expiredLeaseIsTakenOver() async throws { try await FrontEndLeaseConformance.expiredLeaseIsTakenOver(backend) }
+}

@@ -14,6 +14,10 @@ public struct PreparedPayload: Sendable, Hashable, Codable {
     /// Sends an APNs notification to the environment its value names (`production` or `sandbox`) instead of
     /// the provider's, as gorush's `production`/`development` and suj-pusher's `development` ask.
     public static let apnsEnvironmentHeader = "herald-apns-environment"
+    /// Names beginning with this carry a credential that came with the payload (suj-pusher's
+    /// certificate, WNS secret, GCM API key): the provider connects with it, and it is never sent,
+    /// logged or shown (`GET /dead-letters` shows `***`).
+    public static let credentialHeaderPrefix = "herald-credential-"
     /// Unix seconds after which it must not be delivered (`nil`: no limit).
     public var expiration: Int64?
     /// The event name it counts under in dead-letter filters and logs (the front-end's own label).

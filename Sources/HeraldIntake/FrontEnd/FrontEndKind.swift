@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldConfiguration
 import ServiceLifecycle
 
@@ -16,4 +17,18 @@ public protocol FrontEndKind: Sendable {
     /// Called once at start-up, before anything listens; throws ``ConfigurationError`` for
     /// settings that cannot work.
     func makeServices(context: FrontEndContext) throws -> [any Service]
+
+    /// Providers of the front-end's own, built beside the configured ones before any service
+    /// starts (suj-pusher's, whose credentials come with each message); none by default.
+    ///
+    /// Their names must be ones no configuration uses; the front-end's raw sends name them, and
+    /// the pipeline delivers, retries and dead-letters through them like any other provider.
+    func makeProviders(configuration: HeraldConfiguration, environment: ProviderEnvironment) async throws -> [any PushProvider]
+}
+
+extension FrontEndKind {
+    /// Most front-ends send through the configured providers only.
+    public func makeProviders(configuration: HeraldConfiguration, environment: ProviderEnvironment) async throws -> [any PushProvider] {
+        []
+    }
 }

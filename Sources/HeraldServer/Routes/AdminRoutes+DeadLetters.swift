@@ -64,7 +64,7 @@ extension AdminRoutes {
                 writer.beginObject()
                 for (name, value) in payload.headers.sorted(by: { $0.key < $1.key }) {
                     writer.key(name)
-                    writer.string(value)
+                    writer.string(name.hasPrefix(PreparedPayload.credentialHeaderPrefix) ? "***" : value)
                 }
                 writer.endObject()
                 writer.endObject()

@@ -71,6 +71,18 @@ public struct MPNSProvider: PushProvider {
         renderer.render(notification, for: variant)
     }
 
+    /// A payload the sender prepared (suj-pusher's WPNS part, compat.md §2.7): its body as is, with
+    /// its `x-notificationclass` (required), `x-windowsphone-target` and `x-messageid` headers.
+    public func render(_ payload: PreparedPayload) -> RenderResult<MPNSMessage> {
+        guard let notificationClass = payload.headers["x-notificationclass"], !notificationClass.isEmpty else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "MissingNotificationClass"))
+        }
+        var headers = ["X-NotificationClass": notificationClass]
+        if let target = payload.headers["x-windowsphone-target"] { headers["X-WindowsPhone-Target"] = target }
+        if let messageID = payload.headers["x-messageid"] { headers["X-MessageID"] = messageID }
+        return .send(MPNSMessage(body: ByteBuffer(string: payload.body), type: .raw, preparedHeaders: headers))
+    }
+
     public var hasSubscriberDestinations: Bool { true }
 
     /// Channel URIs name one of the service's many hosts; each is limited on its own.
@@ -83,10 +95,15 @@ public struct MPNSProvider: PushProvider {
     public func send(_ message: MPNSMessage, to target: DeliveryTarget) async -> DeliveryOutcome {
         var request = HTTPClientRequest(url: target.token)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "text/xml")
         request.headers.add(name: "Accept", value: "application/*")
-        request.headers.add(name: "X-NotificationClass", value: String(message.type.notificationClass))
-        if let target = message.type.target { request.headers.add(name: "X-WindowsPhone-Target", value: target) }
+        if let prepared = message.preparedHeaders {
+            request.headers.add(name: "Content-Type", value: "text/xml; charset=utf-8")
+            for (name, value) in prepared.sorted(by: { $0.key < $1.key }) { request.headers.add(name: name, value: value) }
+        } else {
+            request.headers.add(name: "Content-Type", value: "text/xml")
+            request.headers.add(name: "X-NotificationClass", value: String(message.type.notificationClass))
+            if let target = message.type.target { request.headers.add(name: "X-WindowsPhone-Target", value: target) }
+        }
         request.body = .bytes(message.body)
         do {
             let response = try await client.execute(request, timeout: TimeAmount(settings.http.requestTimeout))

@@ -10,6 +10,10 @@ public struct WNSMessage: Sendable, Equatable {
     public var timeToLive: Int?
     /// `X-WNS-Tag`, from the publish's `collapseKey`.
     public var tag: String?
+    /// `X-WNS-Cache-Policy` (`cache`, `no-cache`), when the sender chose one (suj-pusher's `wnscache`).
+    public var cachePolicy: String?
+    /// `X-WNS-RequestForStatus` (`true`, `false`), when the sender chose one (suj-pusher's `wnsrequeststatus`).
+    public var requestForStatus: String?
 
     /// Creates a message.
     public init(body: ByteBuffer, type: WNSNotificationType, timeToLive: Int? = nil, tag: String? = nil) {

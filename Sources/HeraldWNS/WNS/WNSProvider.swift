@@ -94,7 +94,7 @@ public struct WNSProvider: PushProvider {
     }
 
     /// A WNS notification as the sender made it: the XML (or raw) body, its type from `x-wns-type`
-    /// (`wns/toast` when absent), `x-wns-ttl` and `x-wns-tag`.
+    /// (`wns/toast` when absent), `x-wns-ttl`, `x-wns-tag`, `x-wns-cache-policy` and `x-wns-requestforstatus`.
     public func render(_ payload: PreparedPayload) -> RenderResult<WNSMessage> {
         let typeName = payload.headers["x-wns-type"].map { $0.hasPrefix("wns/") ? String($0.dropFirst(4)) : $0 } ?? "toast"
         guard let type = WNSNotificationType(rawValue: typeName) else {
@@ -103,8 +103,11 @@ public struct WNSProvider: PushProvider {
         let body = ByteBuffer(string: payload.body)
         // WNS refuses bodies over 5 KB (providers.md §4.2).
         guard body.readableBytes <= 5000 else { return .fail(DeliveryOutcome(.messageFailure, reason: "PayloadTooLarge")) }
-        return .send(WNSMessage(
-            body: body, type: type, timeToLive: payload.integerHeader("x-wns-ttl").map(Int.init), tag: payload.headers["x-wns-tag"]))
+        var message = WNSMessage(
+            body: body, type: type, timeToLive: payload.integerHeader("x-wns-ttl").map(Int.init), tag: payload.headers["x-wns-tag"])
+        message.cachePolicy = payload.headers["x-wns-cache-policy"]
+        message.requestForStatus = payload.headers["x-wns-requestforstatus"]
+        return .send(message)
     }
 
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<WNSMessage> {
@@ -140,6 +143,8 @@ public struct WNSProvider: PushProvider {
         request.headers.add(name: "Content-Type", value: message.type.contentType)
         if let ttl = message.timeToLive { request.headers.add(name: "X-WNS-TTL", value: String(ttl)) }
         if let tag = message.tag { request.headers.add(name: "X-WNS-Tag", value: tag) }
+        if let policy = message.cachePolicy { request.headers.add(name: "X-WNS-Cache-Policy", value: policy) }
+        if let status = message.requestForStatus { request.headers.add(name: "X-WNS-RequestForStatus", value: status) }
         // A `.bytes` body carries Content-Length, which WNS requires (no chunked encoding).
         request.body = .bytes(message.body)
         do {
