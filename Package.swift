@@ -494,6 +494,7 @@ let package = Package(
                 "HeraldServer", "HeraldRuntime", "HeraldIntake", "HeraldTestSupport", "HeraldWebhook", "HeraldPipeline", "HeraldStore",
                 "HeraldSimulators", "HeraldWebPush", "HeraldFCM", "HeraldStoreSQLite", "HeraldStorePostgres", "HeraldCompatAPNsMS",
                 "HeraldServerTLS", "HeraldConfiguration", "HeraldCore", "HeraldAPNs", "HeraldHTTP2", "HeraldZeroMQ", "HeraldCompatPush2mob",
+                "HeraldRedis", "HeraldCompatSujPusher",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

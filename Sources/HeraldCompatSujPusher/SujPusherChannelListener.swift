@@ -8,11 +8,13 @@ import ServiceLifecycle
 /// consumer takes every message as it arrives, so there is nothing more to do. Anything else is a
 /// message itself. With several nodes on one database, only the node holding the channel lease
 /// subscribes, so a message published on the channel is handled once.
-struct SujPusherChannelListener: Service {
+struct SujPusherChannelListener: Service, CustomStringConvertible {
     let settings: SujPusherSettings
     let handler: SujPusherHandler
     let leases: SujPusherLeases
     let logger: Logger
+
+    var description: String { "SujPusherChannelListener" }
 
     /// How long one wait for a channel message lasts before the listener looks at its lease and cancellation.
     static let waitSlice: Duration = .milliseconds(500)

@@ -83,8 +83,10 @@ public struct SujPusherFrontEnd: FrontEndKind {
         }
 
         // MPNS is shut down: its channels answer 404/410, and the failures are recorded.
+        var wpnsOptions: OrderedDictionary<String, ConfigValue> = ["type": .scalar("raw")]
+        if let endpoint = settings.wpnsEndpoint { wpnsOptions["endpoint"] = .scalar(endpoint) }
         providers.append(try await MPNSKind().makeProvider(
-            name: SujPusherRouter.wpnsProvider, options: ConfigSection(path: "compat.suj_pusher", values: ["type": .scalar("raw")]),
+            name: SujPusherRouter.wpnsProvider, options: ConfigSection(path: "compat.suj_pusher", values: wpnsOptions),
             environment: environment))
         return providers
     }

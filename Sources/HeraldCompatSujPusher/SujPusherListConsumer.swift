@@ -9,11 +9,13 @@ import ServiceLifecycle
 /// Herald's store; at start-up the node first handles what its list still holds. A node that dies
 /// leaves its list to the node that takes its lease over (``SujPusherLeases``). So `kill -9` at any
 /// moment loses nothing; a message committed just before a crash may be sent twice.
-struct SujPusherListConsumer: Service {
+struct SujPusherListConsumer: Service, CustomStringConvertible {
     let settings: SujPusherSettings
     let handler: SujPusherHandler
     let leases: SujPusherLeases
     let logger: Logger
+
+    var description: String { "SujPusherListConsumer" }
 
     /// How long one `BLMOVE` waits for a message: short, so that shutdown and lease renewals are prompt.
     static let blockSeconds = 1

@@ -15,8 +15,11 @@ struct SujPusherSettings: Sendable {
     var apiKeys: [String: String] = [:]
     /// Where legacy GCM requests go for an API key that `apiKeys` does not map; `nil`: nowhere.
     var legacyGCMEndpoint: String?
-    /// Where WNS access tokens come from instead of `login.live.com` (a proxy, a simulator).
+    /// Where WNS access tokens come from instead of `login.live.com` (a proxy, a simulator); channels
+    /// on its origin are accepted besides `*.notify.windows.com`.
     var wnsTokenEndpoint: String?
+    /// An origin whose WPNS channels are accepted besides `*.notify.live.net` (a proxy, a simulator).
+    var wpnsEndpoint: String?
 
     /// The list producers `LPUSH` messages onto.
     var listKey: String { "\(namespace):suj_pusher_msgs" }
@@ -58,6 +61,14 @@ struct SujPusherSettings: Sendable {
         if let endpoint = try section.string("wns_token_endpoint") {
             try Self.checkHTTPS(endpoint, key: section.keyPath("wns_token_endpoint"))
             wnsTokenEndpoint = endpoint
+        }
+        if let endpoint = try section.string("wpns_endpoint") {
+            guard let components = URLComponents(string: endpoint), ["http", "https"].contains(components.scheme?.lowercased()),
+                components.host?.isEmpty == false
+            else {
+                throw ConfigurationError(key: section.keyPath("wpns_endpoint"), "expected an http(s) URL, got \"\(endpoint)\"")
+            }
+            wpnsEndpoint = endpoint
         }
     }
 

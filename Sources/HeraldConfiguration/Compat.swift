@@ -12,7 +12,7 @@ extension HeraldConfiguration {
         public var choominator: ConfigSection?
         /// push2mob (`compat.push2mob`: `apns_provider`, `gcm_provider`, `apns_bind`, `gcm_bind`, `device_token_format`); default `nil` (off).
         public var push2mob: ConfigSection?
-        /// suj-pusher (`compat.suj_pusher`: `redis`, `namespace`, `apns_endpoints`, `api_keys`, `legacy_gcm_endpoint`); default `nil` (off).
+        /// suj-pusher (`compat.suj_pusher`: `redis`, `namespace`, `apns_endpoints`, `api_keys`, `legacy_gcm_endpoint`, `wns_token_endpoint`, `wpns_endpoint`); default `nil` (off).
         public var sujPusher: ConfigSection?
         /// gorush (`compat.gorush`: `ios_provider`, `android_provider`); default `nil` (off).
         public var gorush: ConfigSection?

@@ -92,6 +92,7 @@ enum ConfigurationSchema {
         "api_keys": .entries(.scalar),
         "legacy_gcm_endpoint": .scalar,
         "wns_token_endpoint": .scalar,
+        "wpns_endpoint": .scalar,
     ]
 
     /// `compat.gorush` (`compat.md` §6).
