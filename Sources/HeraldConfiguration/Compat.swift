@@ -66,7 +66,7 @@ extension HeraldConfiguration {
             if let sujPusher = try section.section("suj_pusher") {
                 try check.shape(sujPusher, ConfigurationSchema.sujPusher)
                 if let apiKeys = try sujPusher.section("api_keys") {
-                    for key in apiKeys.values.keys { try check.provider(apiKeys, key) }
+                    for key in apiKeys.values.keys { try check.provider(apiKeys, key, secretKey: true) }
                 }
                 self.sujPusher = sujPusher
             }

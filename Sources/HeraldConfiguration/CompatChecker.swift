@@ -32,11 +32,14 @@ struct CompatChecker {
     }
 
     /// Checks that `key`, when present, names a configured provider.
-    func provider(_ section: ConfigSection, _ key: String) throws(ConfigurationError) {
+    ///
+    /// `secretKey`: the key is itself a secret (suj-pusher's `api_keys` are GCM API keys), so the
+    /// error names the section and the provider, never the key.
+    func provider(_ section: ConfigSection, _ key: String, secretKey: Bool = false) throws(ConfigurationError) {
         guard let name = try section.string(key) else { return }
         guard providers.contains(name) else {
             let known = providers.isEmpty ? "no providers are configured" : "configured: " + providers.sorted().joined(separator: ", ")
-            throw ConfigurationError(key: section.keyPath(key), "no provider named \"\(name)\" (\(known))")
+            throw ConfigurationError(key: secretKey ? section.path : section.keyPath(key), "no provider named \"\(name)\" (\(known))")
         }
     }
 }

@@ -103,7 +103,8 @@ import Testing
         ("compat:\n  gorush: {ios_provider: apns}\n", "compat.gorush.ios_provider"),
         ("compat:\n  apns_ms: {provider: http, port: 0}\n", "compat.apns_ms.port"),
         ("compat:\n  push2mob: {device_token_format: binary}\n", "compat.push2mob.device_token_format"),
-        ("compat:\n  suj_pusher: {api_keys: {k: nope}}\n", "compat.suj_pusher.api_keys.k"),
+        // A GCM API key is a secret: the error names the section, not the key.
+        ("compat:\n  suj_pusher: {api_keys: {AIzaSecret: nope}}\n", "compat.suj_pusher.api_keys"),
         ("compat:\n  gorush: [apns]\n", "compat.gorush"),
     ])
     func aBadValueNamesTheKey(_ yaml: String, _ key: String) {

@@ -2,7 +2,6 @@ import Foundation
 import HeraldRedis
 import HeraldSimulators
 import HeraldTestSupport
-import NIOConcurrencyHelpers
 import Testing
 
 /// The suj-pusher stand-in (compat.md §2): a real `redis-server`, messages pushed on its list (and
@@ -33,35 +32,35 @@ import Testing
     }
 
     /// Runs `body` with Redis, an APNs simulator and a Herald taking suj-pusher messages;
-    /// `compat` adds keys under `compat.suj_pusher`, `extra` top-level YAML.
-    func withSujPusher(compat: [String] = [], extra: String = "", _ body: (Setup) async throws -> Void) async throws {
+    /// `compat` adds keys under `compat.suj_pusher`, `extra` top-level YAML. Simulators the test
+    /// starts itself use `authority` (the one Herald trusts, through `outbound.ca_file`).
+    func withSujPusher(
+        authority: SimulatorCertificateAuthority? = nil, compat: [String] = [], extra: String = "", _ body: (Setup) async throws -> Void
+    ) async throws {
+        let authority = try authority ?? SimulatorCertificateAuthority(directory: TestHerald.makeTemporaryDirectory())
         let redis = try await RedisTestServer.start()
-        let authority = NIOLockedValueBox<SimulatorCertificateAuthority?>(nil)
         let apns: APNsTestBed
         do {
-            apns = try await APNsTestBed.start(certificateAuthentication: true) { configuration in
-                let issuer = configuration.certificateAuthority
-                authority.withLockedValue { $0 = issuer }
-            }
+            apns = try await APNsTestBed.start(certificateAuthentication: true) { $0.certificateAuthority = authority }
         } catch {
             await redis.stop()
             throw error
         }
         let client = RedisConnection(url: redis.url())
         do {
-            let ca = try #require(authority.withLockedValue { $0 }?.caCertificateFile)
-            let certificate = try #require(authority.withLockedValue { $0 }).issueClientCertificate(topic: apns.topic)
+            let ca = try #require(authority.caCertificateFile)
+            let certificate = try authority.issueClientCertificate(topic: apns.topic)
             let endpoint = "https://127.0.0.1:\(apns.configuration.port)"
             let yaml = """
                 outbound:
                   ca_file: \(ca)
+                \(extra)
                 compat:
                   suj_pusher:
                     redis: redis://127.0.0.1:\(redis.port)/0
                     namespace: \(Self.namespace)
                     apns_endpoints: {production: "\(endpoint)", sandbox: "\(endpoint)"}
                 \(compat.map { "    " + $0 }.joined(separator: "\n"))
-                \(extra)
                 """
             try await withHerald(yaml: yaml) { herald in
                 try await body(Setup(
@@ -226,5 +225,122 @@ import Testing
     /// A `wp:Notification` holding one `element` (`Toast`, `Tile`).
     static func xml(_ element: String) -> String {
         #"<?xml version="1.0" encoding="utf-8"?><wp:Notification xmlns:wp="WPNotification"><wp:\#(element)><wp:Text1>hi</wp:Text1></wp:\#(element)></wp:Notification>"#
+    }
+}
+
+extension SujPusherTests {
+    // MARK: - GCM, WNS
+
+    @Test func gcmPartsGoThroughTheMappedFCMProviderOrTheLegacyEndpoint() async throws {
+        let authority = try SimulatorCertificateAuthority(directory: TestHerald.makeTemporaryDirectory())
+        let fcm = try await FCMTestBed.start()
+        let legacy = GCMLegacySimulator(configuration: .init(apiKeys: ["AIza-legacy"], certificateAuthority: authority))
+        do {
+            _ = try await legacy.start()
+            let compat = [#"api_keys: {"AIza-mapped": gcm}"#, "legacy_gcm_endpoint: \(legacy.endpoint)"]
+            try await withSujPusher(authority: authority, compat: compat, extra: "providers:\n\(fcm.providerYAML)") { setup in
+                let tokens = [Push2mobTests.regID("one"), Push2mobTests.regID("two")]
+                try await setup.push(#"{"gcm_ids":["\#(tokens[0])","\#(tokens[1])"],"api_key":"AIza-mapped","data":{"message":"hi","count":12,"from":"me"}}"#)
+                try await setup.push(#"{"gcm_ids":["legacy-1","legacy-2"],"api_key":"AIza-legacy","time_to_live":60,"data":{"k":"v"}}"#)
+                try await eventually { fcm.simulator.accepted().count == 2 }
+                #expect(Set(fcm.simulator.accepted().compactMap(\.token)) == Set(tokens))
+                for request in fcm.simulator.accepted() {
+                    // compat.md §1.3: string values, reserved keys left out, ttl "0s" (suj-pusher's "now or never").
+                    #expect(request.body.contains(#""data":{"message":"hi","count":"12"}"#), "\(request.body)")
+                    #expect(request.body.contains(#""ttl":"0s""#), "\(request.body)")
+                }
+                try await eventually { legacy.accepted().flatMap(\.registrationIDs).count == 2 }
+                let request = try #require(legacy.accepted().first)
+                #expect(request.header("Authorization") == "key=AIza-legacy", "the message's own API key")
+                #expect(request.body.contains(#""time_to_live":60"#), "\(request.body)")
+                #expect(request.body.contains(#""data":{"k":"v"}"#), "\(request.body)")
+            }
+        } catch {
+            await legacy.stop()
+            await fcm.simulator.stop()
+            throw error
+        }
+        await legacy.stop()
+        await fcm.simulator.stop()
+    }
+
+    @Test func wnsPartsCarryTheirHeadersAndShareOneAccessToken() async throws {
+        let authority = try SimulatorCertificateAuthority(directory: TestHerald.makeTemporaryDirectory())
+        let sid = "ms-app://s-1-15-2-42"
+        let secret = "suj-secret"
+        let wns = WNSSimulator(configuration: .init(clientID: sid, clientSecret: secret, certificateAuthority: authority))
+        do {
+            try await wns.start()
+            try await withSujPusher(authority: authority, compat: ["wns_token_endpoint: \(wns.tokenEndpoint)"]) { setup in
+                let toastChannel = wns.makeChannel(clientID: sid)
+                let rawChannel = wns.makeChannel(clientID: sid)
+                let toast = #"<toast><visual><binding template=\"ToastText01\"><text id=\"1\">hi</text></binding></visual></toast>"#
+                try await setup.push("""
+                    {"wnsids":["\(toastChannel)"],"sid":"\(sid)","secret":"\(secret)","wnstype":"wns/toast","wnscache":"cache","wnstag":"t1","time_to_live":60,"data":"\(toast)"}
+                    """)
+                try await setup.push("""
+                    {"wnsids":["\(rawChannel)","ftp://not-a-channel"],"sid":"\(sid)","secret":"\(secret)","wnstype":"wns/raw","data":{"a":1}}
+                    """)
+                // An unknown type: the WNS part is dropped.
+                try await setup.push(#"{"wnsids":["\#(toastChannel)"],"sid":"\#(sid)","secret":"\#(secret)","wnstype":"wns/bogus","data":"x"}"#)
+                try await eventually { wns.accepted().count == 2 }
+                let toastRequest = try #require(wns.accepted(channel: toastChannel).first)
+                #expect(toastRequest.header("X-WNS-Type") == "wns/toast")
+                #expect(toastRequest.header("X-WNS-Cache-Policy") == "cache")
+                #expect(toastRequest.header("X-WNS-RequestForStatus") == "true")
+                #expect(toastRequest.header("X-WNS-Tag") == "t1")
+                #expect(toastRequest.header("X-WNS-TTL") == "60")
+                let rawRequest = try #require(wns.accepted(channel: rawChannel).first)
+                #expect(rawRequest.body == #"{"a":1}"#)
+                #expect(rawRequest.header("X-WNS-Cache-Policy") == "no-cache")
+                #expect(rawRequest.header("Content-Type") == "application/octet-stream")
+                #expect(wns.statistics().tokenRequests == 1, "one access token for the (sid, secret), cached")
+                try await eventually { try await setup.feedback().contains { $0["token"] as? String == "ftp://not-a-channel" } }
+            }
+        } catch {
+            await wns.stop()
+            throw error
+        }
+        await wns.stop()
+    }
+
+    // MARK: - Redis and the store
+
+    @Test func redisGoingAwayIsRetriedAndNothingIsLost() async throws {
+        try await withSujPusher { setup in
+            let port = setup.redis.port
+            try await setup.push(#"{"apn_ids":["\#(APNsTestBed.token(50))"],"cert":\#(Self.quoted(setup.certificatePEM)),"data":{"aps":{"alert":"before"}}}"#)
+            try await eventually { setup.apns.simulator.accepted().count == 1 }
+            await setup.redis.stop()
+            // A while without Redis: the consumer retries with backoff and the server keeps serving.
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await setup.herald.request(.GET, "/status").status == 204)
+            let again = try await RedisTestServer.start(port: port)
+            let client = RedisConnection(url: again.url())
+            do {
+                _ = try await client.send(["LPUSH", Self.list, #"{"apn_ids":["\#(APNsTestBed.token(51))"],"cert":\#(Self.quoted(setup.certificatePEM)),"data":{"aps":{"alert":"after"}}}"#])
+                try await eventually { setup.apns.simulator.accepted().count == 2 }
+                #expect(setup.apns.simulator.accepted().map(\.body).contains(#"{"aps":{"alert":"after"}}"#))
+            } catch {
+                await client.close()
+                await again.stop()
+                throw error
+            }
+            await client.close()
+            await again.stop()
+        }
+    }
+
+    @Test func deadLettersNeverShowTheCertificate() async throws {
+        try await withSujPusher { setup in
+            // Over APNs's 4096 bytes: a message failure, dead-lettered at once.
+            let big = String(repeating: "x", count: 5000)
+            try await setup.push(#"{"apn_ids":["\#(APNsTestBed.token(60))"],"cert":\#(Self.quoted(setup.certificatePEM)),"data":{"aps":{"alert":"\#(big)"}}}"#)
+            try await eventually { try await RawSendTests.entries(setup.herald, "/dead-letters").count == 1 }
+            let body = try await setup.herald.request(.GET, "/dead-letters").body
+            #expect(body.contains(#""herald-credential-apns-certificate":"***""#), "\(body.prefix(500))")
+            #expect(!body.contains("PRIVATE KEY"))
+            #expect(!body.contains("BEGIN CERTIFICATE"))
+        }
     }
 }

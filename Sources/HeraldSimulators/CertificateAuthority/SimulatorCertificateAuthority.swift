@@ -36,12 +36,15 @@ public struct SimulatorCertificateAuthority: Sendable {
     /// Generates a new CA and its server certificate, writing the PEM files into `directory` when given.
     ///
     /// - Parameters:
-    ///   - commonName: The CA's subject common name.
+    ///   - commonName: The CA's subject common name; by default `Herald Simulator CA` and a random
+    ///     suffix, so that two authorities trusted side by side (a provider's `ca_file` beside
+    ///     `outbound.ca_file`) never share a name: TLS picks an issuer by name, and would check a
+    ///     certificate against the other one's key.
     ///   - directory: Created if missing. Keys are written readable by the owner only.
-    public init(commonName: String = "Herald Simulator CA", directory: String? = nil) throws {
+    public init(commonName: String? = nil, directory: String? = nil) throws {
         let now = Date()
         let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName(commonName) }
+        let caName = try DistinguishedName { CommonName(commonName ?? "Herald Simulator CA \(UUID().uuidString.prefix(8))") }
         let caCertificate = try Certificate(
             version: .v3,
             serialNumber: .init(),
