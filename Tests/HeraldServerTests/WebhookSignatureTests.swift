@@ -3,6 +3,7 @@ import Foundation
 import HeraldConfiguration
 import HeraldCore
 import HeraldRuntime
+import HeraldStore
 import HeraldTestSupport
 import HeraldWebhook
 import HTTPTypes
@@ -78,6 +79,35 @@ import Testing
                 #expect(byPath["/raw-a"]?.count == 1, "both attempts of one token share an id")
                 #expect(byPath["/raw-b"]?.count == 1)
                 #expect(byPath["/raw-a"] != byPath["/raw-b"], "two tokens are two deliveries")
+            }
+        }
+    }
+
+    @Test func aDeliveryQueuedBeforePublishIDsExistedKeepsOneIDAcrossRetries() async throws {
+        let answers = Mutex(0)
+        let yaml = """
+            delivery: {retry_delay: 0.01, max_retry_delay: 0.05}
+            providers:
+              http: {kind: http, signing_secret: "\(Self.first)"}
+            """
+        try await withHerald(yaml: yaml) { herald in
+            try await withReceiver(behaviour: { _ in
+                answers.withLock { count in
+                    count += 1
+                    return count == 1 ? .internalServerError : .ok
+                }
+            }) { receiver in
+                // As an older Herald stored it: content without a publish id.
+                let now = Int64(Date().timeIntervalSince1970)
+                let legacy = QueuedDelivery(
+                    recipient: .token(proto: "http", token: receiver.url("/legacy")), statisticsEvent: nil,
+                    notification: .prepared(PreparedPayload(body: #"{"old":true}"#)), silent: false, badge: nil, attempts: 0,
+                    dueAt: now * 1000, publishedAt: now, lastReason: nil)
+                try await herald.application.store.scheduleRetries([legacy])
+                let requests = try await receiver.waitFor(count: 2)
+                #expect(requests[0].headers[Self.idField] != nil)
+                #expect(requests[0].headers[Self.idField] == requests[1].headers[Self.idField])
+                #expect(requests.allSatisfy { Self.verifiedSignatures(of: $0, secret: Self.first) == 1 })
             }
         }
     }
