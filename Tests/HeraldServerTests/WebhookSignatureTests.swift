@@ -26,8 +26,19 @@ import Testing
     }
 
     @Test func aRetryCarriesTheSameIDAndAValidSignature() async throws {
+        try await checkRetrySignatures(extraYAML: "")
+    }
+
+    @Test func aRetryCarriesTheSameIDWithTheStoreOnPostgreSQL() async throws {
+        let server = try await PostgresTestServer.shared()
+        let database = try await server.createDatabase()
+        try await checkRetrySignatures(extraYAML: "server: {database: \"\(server.url(database: database))\"}\n")
+    }
+
+    /// Publishes to one webhook that fails the first attempt: both attempts must carry one id and verify.
+    private func checkRetrySignatures(extraYAML: String) async throws {
         let answers = Mutex(0)
-        let yaml = """
+        let yaml = extraYAML + """
             delivery: {retry_delay: 0.01, max_retry_delay: 0.05}
             providers:
               http: {kind: http, signing_secret: "\(Self.first)"}
@@ -107,6 +118,30 @@ import Testing
                 let requests = try await receiver.waitFor(count: 2)
                 #expect(requests[0].headers[Self.idField] != nil)
                 #expect(requests[0].headers[Self.idField] == requests[1].headers[Self.idField])
+                #expect(requests.allSatisfy { Self.verifiedSignatures(of: $0, secret: Self.first) == 1 })
+            }
+        }
+    }
+
+    @Test func aReplayedDeadLetterKeepsItsID() async throws {
+        let healthy = Mutex(false)
+        let yaml = """
+            delivery: {max_attempts: 1}
+            providers:
+              http: {kind: http, signing_secret: "\(Self.first)"}
+            """
+        try await withHerald(yaml: yaml) { herald in
+            try await withReceiver(behaviour: { _ in healthy.withLock { $0 } ? .ok : .serviceUnavailable }) { receiver in
+                let id = try await Fixtures.register(herald, url: receiver.url("/replayed"))
+                #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/e").status == 201)
+                #expect(try await herald.request(.POST, "/event/e", form: "msg=hello").status == 204)
+                try await eventually { try await herald.application.store.counts().deadLetters == 1 }
+                healthy.withLock { $0 = true }
+                let replay = try await herald.request(.POST, "/dead-letters/replay", form: "all=true")
+                #expect(replay.status == 200, "\(replay.body)")
+                let requests = try await receiver.waitFor(count: 2)
+                #expect(requests[0].headers[Self.idField] != nil)
+                #expect(requests[0].headers[Self.idField] == requests[1].headers[Self.idField], "a replay resends the same message")
                 #expect(requests.allSatisfy { Self.verifiedSignatures(of: $0, secret: Self.first) == 1 })
             }
         }
