@@ -44,6 +44,7 @@ public struct ProviderConfiguration: Sendable, Equatable {
         }
         try section.rejectUnknownKeys(known: kind.optionKeys.union(ConfigurationSchema.providerCommonKeys))
         _ = try section.nonEmptyString("ca_file")
+        try kind.validate(options: section)
         self.init(kind: kindName, options: section)
         maxInFlight = try section.int("max_in_flight", atLeast: 1)
         maxInFlightPerHost = try section.int("max_in_flight_per_host", atLeast: 1)

@@ -31,6 +31,8 @@ extension Intake {
         guard providers[proto] != nil else { throw .unknownProvider(proto) }
         guard !events.isEmpty else { return nil }
         try await gate.admit()
+        var payload = payload
+        payload.publishID = DeliveryContent.newPublishID()
         let result: EnqueueResult
         do {
             result = try await store.enqueue(.groups(events, proto: proto), content: .prepared(payload), origin: origin, now: clock.nowSeconds())

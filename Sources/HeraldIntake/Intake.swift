@@ -74,12 +74,13 @@ public struct Intake: Sendable {
     }
 
     private func enqueue(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin) async throws(IntakeError) -> Int64? {
-        let notification: PublishedEvent
+        var notification: PublishedEvent
         do {
             notification = try PayloadCompiler.compile(payload, event: event.rawValue)
         } catch {
             throw .invalidRequest(error.reason)
         }
+        notification.publishID = DeliveryContent.newPublishID()
         try await gate.admit()
         let audience: PublishAudience = switch event.audience {
         case .subscribers: .subscribers(event)
@@ -110,12 +111,13 @@ public struct Intake: Sendable {
     /// - Throws: ``IntakeError/Code/unknownSubscriber`` when there is no such subscriber.
     public func publishTest(to id: SubscriberID) async throws(IntakeError) {
         let payload = BodyValue.object([("msg", .string("Test")), ("data.test", .string("ok"))])
-        let notification: PublishedEvent
+        var notification: PublishedEvent
         do {
             notification = try PayloadCompiler.compile(payload, event: EventName.test.rawValue)
         } catch {
             throw .invalidRequest(error.reason)
         }
+        notification.publishID = DeliveryContent.newPublishID()
         try await gate.admit()
         let result: EnqueueResult
         do {
@@ -265,7 +267,9 @@ public struct Intake: Sendable {
         try await gate.admit()
         let nowMillis = clock.nowMillis()
         let now = clock.nowSeconds()
-        let content = DeliveryContent.prepared(send.payload)
+        var payload = send.payload
+        payload.publishID = DeliveryContent.newPublishID()
+        let content = DeliveryContent.prepared(payload)
         let deliveries = tokens.map { token in
             QueuedDelivery(
                 recipient: .token(proto: send.proto, token: token), origin: send.origin, statisticsEvent: nil, notification: content,

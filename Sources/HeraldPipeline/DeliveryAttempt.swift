@@ -48,8 +48,10 @@ struct DeliveryAttempt: Sendable {
         self.retryID = retryID
     }
 
-    /// Where the provider sends it.
-    var target: DeliveryTarget { DeliveryTarget(subscriberID: subscriberID, token: token) }
+    /// Where the provider sends it, as a delivery of `publishID`.
+    func target(publishID: String?) -> DeliveryTarget {
+        DeliveryTarget(subscriberID: subscriberID, token: token, publishID: publishID)
+    }
 }
 
 /// What came of one attempt.

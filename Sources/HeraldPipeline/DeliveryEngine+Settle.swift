@@ -24,6 +24,18 @@ struct SettlementContext: Sendable {
     var receipt: String? {
         if case .prepared(let payload) = notification { payload.receipt } else { nil }
     }
+
+    /// The publish id every attempt of `attempt` is sent as a delivery of.
+    ///
+    /// The content's own id when it has one (everything accepted since it was introduced). For
+    /// content stored before, the job's id for a first attempt and the queued row's for a retry: each
+    /// stable for what it covers, since a rescheduled retry keeps its row.
+    func publishID(of attempt: DeliveryAttempt) -> String? {
+        if let id = notification.publishID { return id }
+        if let retryID = attempt.retryID { return "queued-\(retryID)" }
+        if let job { return "job-\(job.job.id)" }
+        return nil
+    }
 }
 
 extension DeliveryEngine {

@@ -245,7 +245,7 @@ public struct DeliveryEngine: Sendable {
             }
             switch render {
             case .send(let message):
-                deliveries.append((message, attempt.target))
+                deliveries.append((message, attempt.target(publishID: context.publishID(of: attempt))))
                 sent.append(attempt)
             case .skip(let reason):
                 unsent.append((attempt, .skipped(reason)))

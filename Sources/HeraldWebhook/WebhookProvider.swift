@@ -35,18 +35,25 @@ public struct WebhookProvider: PushProvider {
     private let settings: Settings
     private let client: HTTPClient
     private let egress: EgressGuard?
+    /// Signs each request (Standard Webhooks) when the provider has signing secrets.
+    private let signer: WebhookSigner?
     private let logger: Logger
 
     /// The most of an answer's body read; the rest is discarded with the connection, so a hostile receiver
     /// cannot hold a delivery slot or grow memory by answering without end.
     static let maxAnswerBytes = 64 * 1024
 
-    /// Creates a provider with its own HTTP client, connecting through `egress` when given.
-    public init(name: String, settings: Settings = Settings(), tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger) {
+    /// Creates a provider with its own HTTP client, connecting through `egress` when given and signing
+    /// every request with `signer` when given.
+    public init(
+        name: String, settings: Settings = Settings(), tls: TLSConfiguration, egress: EgressGuard? = nil, signer: WebhookSigner? = nil,
+        logger: Logger
+    ) {
         self.name = name
         self.settings = settings
         self.logger = logger
         self.egress = egress
+        self.signer = signer
         self.client = OutboundHTTPClient.make(
             .init(connectTimeout: settings.connectTimeout, maxConnectionsPerHost: settings.maxConnectionsPerHost), tls: tls, egress: egress)
     }
@@ -96,6 +103,15 @@ public struct WebhookProvider: PushProvider {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "Herald/\(HeraldVersion.current)")
+        if let signer {
+            // Signed per attempt: the id stays the delivery's, the timestamp is the attempt's, so a receiver
+            // can refuse stale requests and still deduplicate retries by id.
+            let id = WebhookSigner.messageID(for: target)
+            let timestamp = Int64(Date().timeIntervalSince1970)
+            request.headers.add(name: "webhook-id", value: id)
+            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+            request.headers.add(name: "webhook-signature", value: signer.signature(id: id, timestamp: timestamp, body: message))
+        }
         request.body = .bytes(message)
         do {
             let response = try await client.execute(request, timeout: .init(settings.requestTimeout))

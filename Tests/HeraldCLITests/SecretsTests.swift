@@ -10,6 +10,7 @@ import Testing
 @Suite struct SecretsTests {
     static let password = "pw-7c1d0f3a9b8e"
     static let publisherPassword = "pub-55aa0c1e9d"
+    static let signingSecret = "whsec_c2lnbmluZy1zZWNyZXQtZm9yLXRoZS1sb2ctdGVzdA=="
 
     @Test func noSecretReachesTheLogOrAnAnswerAtTraceLevel() async throws {
         let directory = TestHerald.makeTemporaryDirectory()
@@ -22,7 +23,9 @@ import Testing
         try await eventually(limit: .seconds(60)) {
             (try? String(contentsOfFile: simulatedConfig, encoding: .utf8))?.contains("kind: http") == true
         }
-        let providers = try String(contentsOfFile: simulatedConfig, encoding: .utf8)
+        // A signed webhook provider too: its signing secret must stay out of the log like the others.
+        let providers = try String(contentsOfFile: simulatedConfig, encoding: .utf8).replacingOccurrences(
+            of: "providers:\n", with: "providers:\n  signed-hooks: {kind: http, signing_secret: \(Self.signingSecret)}\n")
         let config = directory + "/herald.yml"
         try (providers + """
             log:
@@ -78,6 +81,7 @@ import Testing
         #expect(try await call(.POST, "/subscribers", form: "proto=mpns-toast&token=\(SimulateCommandTests.formEncoded(mpnsChannel))") == 201)
         #expect(try await call(.POST, "/subscribers", form: "proto=gcm-legacy&token=\(String(repeating: "e", count: 64))") == 201)
         #expect(try await call(.POST, "/subscribers", form: "proto=http&token=\(SimulateCommandTests.formEncoded("http://127.0.0.1:9/gone"))") == 201)
+        #expect(try await call(.POST, "/subscribers", form: "proto=signed-hooks&token=\(SimulateCommandTests.formEncoded("http://127.0.0.1:9/signed"))") == 201)
         #expect(try await call(.POST, "/event/broadcast", form: "msg=Hello+secrets", user: "publisher") == 204)
         #expect(try await call(.POST, "/event/broadcast", form: "msg=x", user: "intruder") == 401)
         #expect(try await call(.POST, "/subscribers", form: "proto=apns&token=x", user: "publisher") == 403)
@@ -109,6 +113,7 @@ import Testing
             }
         }
         #expect(secrets.count == 4, "the simulated configuration has an inline WNS secret and GCM key")
+        secrets += [Self.signingSecret, String(Self.signingSecret.dropFirst("whsec_".count))]
         for key in ["key_file:", "vapid_private_key_file:", "service_account_file:"] {
             guard let line = providerText.first(where: { $0.hasPrefix(key) }) else {
                 Issue.record("no \(key) in the simulated configuration")
@@ -117,7 +122,7 @@ import Testing
             let text = try String(contentsOfFile: String(line.dropFirst(key.count)).trimmingCharacters(in: .whitespaces), encoding: .utf8)
             secrets += Self.keyMaterial(in: text)
         }
-        #expect(secrets.count >= 10, "the key files' secret lines were found")
+        #expect(secrets.count >= 12, "the key files' secret lines were found")
         for secret in secrets where secret.count >= 8 {
             #expect(!log.contains(secret), "a secret is in the log")
             #expect(!answers.contains { $0.contains(secret) }, "a secret is in an answer")

@@ -28,6 +28,9 @@ public struct PreparedPayload: Sendable, Hashable, Codable {
     /// Set when a front-end waits for the first attempt's answers (apns-ms): the key they are
     /// handed over under in this process.
     public var receipt: String?
+    /// The send (or publish) it belongs to, random and unique, set once when it is accepted: with the recipient it names one
+    /// delivery, the same on every attempt (a webhook's `webhook-id`). `nil` in what was stored before it existed.
+    public var publishID: String?
 
     /// Creates a prepared payload; header names are lower-cased.
     public init(body: String, headers: [String: String] = [:], expiration: Int64? = nil, label: String = "raw", reference: String? = nil) {

@@ -44,6 +44,9 @@ public struct PublishedEvent: Sendable, Equatable, Hashable, Codable {
     public var collapseKey: String?
     /// APNs push type override.
     public var pushType: String?
+    /// The publish it belongs to, random and unique, set once when it is accepted: with the subscriber it names
+    /// one delivery, the same on every attempt (a webhook's `webhook-id`). `nil` in what was stored before it existed.
+    public var publishID: String?
 
     /// Creates a compiled notification.
     public init(

@@ -32,6 +32,15 @@ public protocol ProviderKind: Sendable {
     var optionKeys: Set<String> { get }
     /// Builds the provider called `name` from its options section.
     func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider
+    /// Checks the options that can be checked without building anything (no file, socket or
+    /// network), when the configuration is loaded: so `herald config check` reports them, and
+    /// `herald serve` before it opens the store.
+    func validate(options: ConfigSection) throws(ConfigurationError)
+}
+
+extension ProviderKind {
+    /// By default a kind checks its options only when it builds the provider.
+    public func validate(options: ConfigSection) throws(ConfigurationError) {}
 }
 
 /// The provider kinds a server knows, by name.

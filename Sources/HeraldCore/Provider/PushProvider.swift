@@ -55,11 +55,19 @@ public struct DeliveryTarget: Sendable, Equatable {
     public var subscriberID: SubscriberID?
     /// Its stored token.
     public var token: String
+    /// The publish (or raw send) the delivery belongs to: with the subscriber, or the raw token, it names
+    /// the delivery, the same on every attempt of it (retries, a crash's resend, a replayed dead letter);
+    /// `nil` when the caller knows none.
+    ///
+    /// Kept apart from the recipient so that the hot path shares one string per publish instead of
+    /// building one per delivery for the kinds that never read it.
+    public var publishID: String?
 
     /// Creates a target.
-    public init(subscriberID: SubscriberID?, token: String) {
+    public init(subscriberID: SubscriberID?, token: String, publishID: String? = nil) {
         self.subscriberID = subscriberID
         self.token = token
+        self.publishID = publishID
     }
 }
 
