@@ -618,7 +618,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldTestSupport", "HeraldSimulators", "HeraldZeroMQ", .target(name: "HeraldCLI"),
+                "HeraldTestSupport", "HeraldSimulators", "HeraldZeroMQ", "HeraldRedis", .target(name: "HeraldCLI"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
