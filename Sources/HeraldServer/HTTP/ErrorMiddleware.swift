@@ -4,7 +4,8 @@ import Logging
 
 /// Turns every failure into one of the API's answer forms, and writes the access log.
 ///
-/// Unmatched routes answer a bare 404; errors that are not ``APIError`` come from the store
+/// Unmatched routes answer a bare 404, or 405 with `Allow` when the path is known but not the
+/// method; errors that are not ``APIError`` come from the store
 /// (or a bug) and answer a bare 503, since the database could not be used (§1.3).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
@@ -12,6 +13,8 @@ struct ErrorMiddleware: RouterMiddleware {
     let accessLog: Bool
     let logger: Logger
     let metrics: ServerMetrics
+    /// Tells a known path asked with another method (405) from an unknown one (404).
+    let routeMethods: RouteMethods
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response: Response
@@ -20,7 +23,15 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as APIError {
             response = error.response
         } catch let error as HTTPError where error.status == .notFound {
-            response = APIError.notFound.response
+            // Only the router throws Hummingbird's own 404 (Herald's routes throw APIError): no route
+            // took the request, so either its path is unknown or its method is.
+            if let allowed = routeMethods.allowed(for: request.uri.path) {
+                var refusal = APIError.json(.methodNotAllowed, "Method not allowed").response
+                refusal.headers[.allow] = allowed.joined(separator: ", ")
+                response = refusal
+            } else {
+                response = APIError.notFound.response
+            }
         } catch let error as HTTPResponseError {
             response = APIError.bare(error.status).response
         } catch {
