@@ -112,7 +112,9 @@ let package = Package(
         ),
         // Taking over other servers' databases (`herald import pushd`): reads rs/pushd's Redis keys in
         // batches and writes them with the store's import operations. No CLI in it, so tests call it.
-        .target(name: "HeraldImport", dependencies: ["HeraldCore", "HeraldStore", "HeraldRedis"]),
+        .target(
+            name: "HeraldImport",
+            dependencies: ["HeraldCore", "HeraldStore", "HeraldRedis", .product(name: "Logging", package: "swift-log")]),
         // The durable publish pipeline: fan-out, delivery, retries.
         .target(
             name: "HeraldPipeline",

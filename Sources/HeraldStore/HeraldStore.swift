@@ -12,7 +12,7 @@ import HeraldCore
 /// Every implementation must pass the store conformance suite (target
 /// `HeraldStoreConformance`), run from the implementation's own test target.
 public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
-    & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime & FrontEndFeedback & SubscriberImport
+    & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime & FrontEndFeedback & SubscriberImport & WorkImport
 
 /// What the store owns besides its rows: its connections, the time every node agrees on, and
 /// the stream that wakes nodes when work arrives.
@@ -651,9 +651,12 @@ public struct StoreCounts: Sendable, Equatable {
     public var retries: Int
     /// Dead letters kept.
     public var deadLetters: Int
+    /// Feedback entries kept.
+    public var feedback: Int
 
     /// Creates counts.
-    public init(subscribers: Int, subscriptions: Int, events: Int, jobs: Int, retries: Int, deadLetters: Int = 0) {
+    public init(subscribers: Int, subscriptions: Int, events: Int, jobs: Int, retries: Int, deadLetters: Int = 0, feedback: Int = 0) {
+        self.feedback = feedback
         self.subscribers = subscribers
         self.subscriptions = subscriptions
         self.events = events

@@ -212,3 +212,11 @@ struct SubscriberImportConformanceTests {
     @Test("a batch of thousands is written in one call")
     func importLargeBatch() async throws { try await SubscriberImportConformance.importLargeBatch(backend) }
 }
+
+@Suite("Store conformance: importing work (herald migrate)")
+struct WorkImportConformanceTests {
+    @Test("pending work, feedback and dead letters keep their ids and fields, a rerun writes nothing, later rows get larger ids")
+    func importKeepsIdsAndIsIdempotent() async throws { try await WorkImportConformance.importKeepsIdsAndIsIdempotent(backend) }
+    @Test("imported failure counters and delivery counts are kept")
+    func importKeepsCounters() async throws { try await WorkImportConformance.importKeepsCounters(backend) }
+}
