@@ -134,6 +134,7 @@ extension SQLiteStore {
                 entry.delivered.map { .integer($0) } ?? .null, entry.failed.map { .integer($0) } ?? .null,
             ]
         })
+        let hasCounts = latest.values.contains { $0.delivered != nil || $0.failed != nil }
         let written = try await pool.write { db in
             let written = try String.fetchAll(
                 db.cachedStatement(sql: """
@@ -156,7 +157,7 @@ extension SQLiteStore {
                 arguments: [rows])
             // Delivery counts where given (`herald migrate`), on the rows just written only. A second
             // statement because an upsert's update cannot tell a missing count from the 0 inserted.
-            if !written.isEmpty, latest.values.contains(where: { $0.delivered != nil || $0.failed != nil }) {
+            if !written.isEmpty, hasCounts {
                 try db.cachedStatement(sql: """
                     UPDATE events SET delivered = coalesce(new.delivered, events.delivered), failed = coalesce(new.failed, events.failed)
                     FROM (
