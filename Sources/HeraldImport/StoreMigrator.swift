@@ -37,7 +37,8 @@ public struct StoreMigrator: Sendable {
     {
         let start = ContinuousClock.now
         let before = try await Self.reading { try await source.counts() }
-        let total = before.subscribers + before.events + before.jobs + before.retries + before.feedback + before.deadLetters
+        let feedbackBefore = try await Self.reading { try await source.feedbackCount() }
+        let total = before.subscribers + before.events + before.jobs + before.retries + feedbackBefore + before.deadLetters
         var report = StoreMigrationReport()
         var done = 0
         var copied = 0
@@ -97,13 +98,18 @@ public struct StoreMigrator: Sendable {
         }
 
         let after = try await Self.reading { try await source.counts() }
+        let feedbackAfter = try await Self.reading { try await source.feedbackCount() }
         let found: StoreCounts
+        let feedbackFound: Int
         do {
             found = try await destination.counts()
+            feedbackFound = try await destination.feedbackCount()
         } catch {
             throw .destination(error)
         }
         report.verify(source: after, destination: found)
+        report.lines[.feedback, default: .init()].source = feedbackAfter
+        report.lines[.feedback, default: .init()].destination = feedbackFound
         report.elapsed = Self.seconds(since: start)
         logger.info("migrated", metadata: ["copied": "\(copied)", "skipped": "\(skipped)", "mismatches": "\(report.mismatches.count)"])
         return report

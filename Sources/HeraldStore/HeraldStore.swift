@@ -651,12 +651,9 @@ public struct StoreCounts: Sendable, Equatable {
     public var retries: Int
     /// Dead letters kept.
     public var deadLetters: Int
-    /// Feedback entries kept.
-    public var feedback: Int
 
     /// Creates counts.
-    public init(subscribers: Int, subscriptions: Int, events: Int, jobs: Int, retries: Int, deadLetters: Int = 0, feedback: Int = 0) {
-        self.feedback = feedback
+    public init(subscribers: Int, subscriptions: Int, events: Int, jobs: Int, retries: Int, deadLetters: Int = 0) {
         self.subscribers = subscribers
         self.subscriptions = subscriptions
         self.events = events

@@ -25,4 +25,8 @@ public protocol WorkImport: Sendable {
     /// Writes dead letters with their ids.
     /// - Returns: how many were new.
     func importDeadLetters(_ letters: [DeadLetter]) async throws -> Int
+
+    /// How many entries the feedback log holds: `herald migrate` verifies its copy by it, since
+    /// ``StoreHealth/counts()`` leaves the log out (it is not part of what the API can empty).
+    func feedbackCount() async throws -> Int
 }

@@ -17,14 +17,12 @@ extension PostgresStore {
         return try await withConnection { connection in
             let rows = try await connection.query("""
                 SELECT (SELECT count(*) FROM subscribers), (SELECT count(*) FROM subscriptions), (SELECT count(*) FROM events),
-                       (SELECT count(*) FROM publish_jobs), (SELECT count(*) FROM retries), (SELECT count(*) FROM dead_letters),
-                       (SELECT count(*) FROM feedback)
+                       (SELECT count(*) FROM publish_jobs), (SELECT count(*) FROM retries), (SELECT count(*) FROM dead_letters)
                 """, logger: logger).collect()
             guard let row = rows.first else { throw StoreError.corruptRow("no counts") }
-            let (subscribers, subscriptions, events, jobs, retries, deadLetters, feedback) = try row.decode((Int, Int, Int, Int, Int, Int, Int).self)
+            let (subscribers, subscriptions, events, jobs, retries, deadLetters) = try row.decode((Int, Int, Int, Int, Int, Int).self)
             return StoreCounts(
-                subscribers: subscribers, subscriptions: subscriptions, events: events, jobs: jobs, retries: retries, deadLetters: deadLetters,
-                feedback: feedback)
+                subscribers: subscribers, subscriptions: subscriptions, events: events, jobs: jobs, retries: retries, deadLetters: deadLetters)
         }
     }
 }

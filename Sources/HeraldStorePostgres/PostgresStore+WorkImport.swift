@@ -113,6 +113,14 @@ extension PostgresStore {
         }
     }
 
+    /// One count of the log.
+    public func feedbackCount() async throws -> Int {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query("SELECT count(*) FROM feedback", logger: logger).map { try $0.decode(Int.self) }.first ?? 0
+        }
+    }
+
     /// Moves `table`'s id sequence to at least `id`, never back: ids never repeat, not even
     /// those of rows deleted since.
     static func advanceSequence(of table: String, past id: Int64, on connection: PostgresConnection, logger: Logger) async throws {

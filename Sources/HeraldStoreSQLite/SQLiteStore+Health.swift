@@ -18,10 +18,10 @@ extension SQLiteStore {
                 sql: """
                     SELECT (SELECT count(*) FROM subscribers), (SELECT count(*) FROM subscriptions),
                            (SELECT count(*) FROM events), (SELECT count(*) FROM publish_jobs), (SELECT count(*) FROM retries),
-                           (SELECT count(*) FROM dead_letters), (SELECT count(*) FROM feedback)
+                           (SELECT count(*) FROM dead_letters)
                     """
             ) else { throw StoreError.corruptRow("no counts") }
-            return StoreCounts(subscribers: row[0], subscriptions: row[1], events: row[2], jobs: row[3], retries: row[4], deadLetters: row[5], feedback: row[6])
+            return StoreCounts(subscribers: row[0], subscriptions: row[1], events: row[2], jobs: row[3], retries: row[4], deadLetters: row[5])
         }
     }
 }

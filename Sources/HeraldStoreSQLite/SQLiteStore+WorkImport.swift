@@ -122,6 +122,11 @@ extension SQLiteStore {
         }
     }
 
+    /// One count of the log.
+    public func feedbackCount() async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM feedback")) ?? 0 }
+    }
+
     /// The `audience_kind` and `audience_value` a job's audience is stored as (read back by ``job(_:)``).
     static func storedAudience(_ audience: PublishAudience) throws -> (kind: String, value: String?) {
         switch audience {

@@ -14,6 +14,7 @@ struct MigrateCommandTests {
     struct Installation {
         var ids: [SubscriberID] = []
         var counts = StoreCounts(subscribers: 0, subscriptions: 0, events: 0, jobs: 0, retries: 0)
+        var feedback = 0
     }
 
     /// Builds the installation through the store's public API, as `herald serve` would have left it.
@@ -60,6 +61,7 @@ struct MigrateCommandTests {
                           reason: "provider not configured", action: .skipped),
         ])
         installation.counts = try await store.counts()
+        installation.feedback = try await store.feedbackCount()
         try await store.close()
         return installation
     }
@@ -71,7 +73,8 @@ struct MigrateCommandTests {
         let receiver = try await WebhookReceiver.start()
         let directory = TestHerald.makeTemporaryDirectory()
         let installation = try await Self.makeInstallation(at: directory + "/herald.db", receiver: receiver)
-        #expect(installation.counts == StoreCounts(subscribers: 30, subscriptions: 40, events: 2, jobs: 1, retries: 1, deadLetters: 1, feedback: 3))
+        #expect(installation.counts == StoreCounts(subscribers: 30, subscriptions: 40, events: 2, jobs: 1, retries: 1, deadLetters: 1))
+        #expect(installation.feedback == 3)
 
         let arguments = ["migrate", "--from", "sqlite:\(directory)/herald.db", "--to", database, "--batch-size", "7"]
         let first = try await HeraldProcess.runCapturingOutput(arguments)
