@@ -6,19 +6,19 @@ public struct StoreMigrationProgress: ImportProgressReport, Equatable {
     public var done: Int
     /// Rows the source held when the migration started.
     public var total: Int
-    /// Rows the destination did not have and now has.
-    public var copied: Int
+    /// Rows written: new to the destination, or (subscribers and statistics) written again.
+    public var written: Int
     /// Rows not written: already there (a rerun), or refused (see the report).
     public var skipped: Int
     /// Seconds since the migration started.
     public var elapsed: Double
 
     /// Creates a progress report.
-    public init(kind: StoreMigrationKind, done: Int, total: Int, copied: Int, skipped: Int, elapsed: Double) {
+    public init(kind: StoreMigrationKind, done: Int, total: Int, written: Int, skipped: Int, elapsed: Double) {
         self.kind = kind
         self.done = done
         self.total = total
-        self.copied = copied
+        self.written = written
         self.skipped = skipped
         self.elapsed = elapsed
     }
@@ -26,7 +26,7 @@ public struct StoreMigrationProgress: ImportProgressReport, Equatable {
     /// Rows per second so far.
     public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }
 
-    /// `[#####-----]  52% subscribers 52000/100000  copied 52000  skipped 0  41200/s  ETA 0:12`.
+    /// `[#####-----]  52% subscribers 52000/100000  written 52000  skipped 0  41200/s  ETA 0:12`.
     public func bar(width: Int) -> String {
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let filled = Int((fraction * Double(width)).rounded(.down))
@@ -40,6 +40,6 @@ public struct StoreMigrationProgress: ImportProgressReport, Equatable {
 
     private var counts: String {
         let eta = rate > 0 && total >= done ? PushdImportProgress.duration(Double(total - done) / rate) : "?"
-        return "\(kind.rawValue) \(done)/\(total)  copied \(copied)  skipped \(skipped)  \(Int(rate.rounded()))/s  ETA \(eta)"
+        return "\(kind.rawValue) \(done)/\(total)  written \(written)  skipped \(skipped)  \(Int(rate.rounded()))/s  ETA \(eta)"
     }
 }

@@ -7,8 +7,9 @@ public struct StoreMigrationReport: Sendable, Equatable {
     public struct Line: Sendable, Equatable {
         /// Rows the source held at the end.
         public var source = 0
-        /// Rows written that the destination did not have.
-        public var copied = 0
+        /// Rows written: new to the destination, or (subscribers, subscriptions and statistics, which
+        /// are made equal to the source) written again.
+        public var written = 0
         /// Rows read but not written: already there (a rerun), or refused.
         public var skipped = 0
         /// Rows the destination refused by rule, which it is therefore not expected to hold.
@@ -54,11 +55,11 @@ public struct StoreMigrationReport: Sendable, Equatable {
 
     /// The table printed at the end, and the verdict.
     public var summary: String {
-        var rows = [["", "source", "copied", "skipped", "destination", ""]]
+        var rows = [["", "source", "written", "skipped", "destination", ""]]
         for kind in StoreMigrationKind.allCases {
             let line = lines[kind] ?? Line()
             let verdict = line.matches ? "ok" : "MISMATCH (expected \(line.expected))"
-            rows.append([kind.rawValue, "\(line.source)", "\(line.copied)", "\(line.skipped)", "\(line.destination)", verdict])
+            rows.append([kind.rawValue, "\(line.source)", "\(line.written)", "\(line.skipped)", "\(line.destination)", verdict])
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
         for row in rows {
@@ -81,6 +82,8 @@ public struct StoreMigrationReport: Sendable, Equatable {
         if let events = lines[.events], events.refused > 0 {
             text.append("\(events.refused) statistics rows not copied: their event has no subscription or their subscriber is gone")
         }
+        text.append("(written: new to the destination, or subscribers and statistics made equal to the source again;"
+            + " skipped: already in the destination, or refused)")
         let mismatched = mismatches
         text.append(
             mismatched.isEmpty

@@ -41,17 +41,17 @@ public struct StoreMigrator: Sendable {
         let total = before.subscribers + before.events + before.jobs + before.retries + feedbackBefore + before.deadLetters
         var report = StoreMigrationReport()
         var done = 0
-        var copied = 0
+        var written = 0
         var skipped = 0
         func advance(_ kind: StoreMigrationKind, read: Int, new: Int, refused: Int = 0) {
             done += read
-            copied += new
+            written += new
             skipped += read - new
-            report.lines[kind, default: .init()].copied += new
+            report.lines[kind, default: .init()].written += new
             report.lines[kind, default: .init()].skipped += read - new
             report.lines[kind, default: .init()].refused += refused
             progress(StoreMigrationProgress(
-                kind: kind, done: done, total: total, copied: copied, skipped: skipped, elapsed: Self.seconds(since: start)))
+                kind: kind, done: done, total: total, written: written, skipped: skipped, elapsed: Self.seconds(since: start)))
         }
         logger.info("migrating", metadata: ["rows": "\(total)", "batch": "\(batchSize)"])
 
@@ -68,7 +68,7 @@ public struct StoreMigrator: Sendable {
             }
             let subscriptions = page.reduce(0) { $0 + $1.subscriptions.count }
             let refusedSubscriptions = page.filter { result.conflicts.contains($0.id) }.reduce(0) { $0 + $1.subscriptions.count }
-            report.lines[.subscriptions, default: .init()].copied += result.subscriptions
+            report.lines[.subscriptions, default: .init()].written += result.subscriptions
             report.lines[.subscriptions, default: .init()].skipped += subscriptions - result.subscriptions
             report.lines[.subscriptions, default: .init()].refused += refusedSubscriptions
             advance(.subscribers, read: page.count, new: result.inserted + result.updated, refused: result.conflicts.count)
@@ -111,7 +111,7 @@ public struct StoreMigrator: Sendable {
         report.lines[.feedback, default: .init()].source = feedbackAfter
         report.lines[.feedback, default: .init()].destination = feedbackFound
         report.elapsed = Self.seconds(since: start)
-        logger.info("migrated", metadata: ["copied": "\(copied)", "skipped": "\(skipped)", "mismatches": "\(report.mismatches.count)"])
+        logger.info("migrated", metadata: ["written": "\(written)", "skipped": "\(skipped)", "mismatches": "\(report.mismatches.count)"])
         return report
     }
 
