@@ -62,7 +62,7 @@ struct MigrateCommandTests {
         ])
         installation.counts = try await store.counts()
         installation.feedback = try await store.feedbackCount()
-        try await store.close()
+        try store.close()
         return installation
     }
 
@@ -144,6 +144,31 @@ struct MigrateCommandTests {
             throw error
         }
         try await herald.stop()
+        await receiver.stop()
+    }
+
+    @Test("a destination that already holds another subscriber of a token is reported, and the verification fails with exit 65")
+    func conflictFailsTheVerification() async throws {
+        let postgres = try await PostgresTestServer.shared()
+        let database = postgres.url(database: try await postgres.createDatabase())
+        let receiver = try await WebhookReceiver.start()
+        let directory = TestHerald.makeTemporaryDirectory()
+        let installation = try await Self.makeInstallation(at: directory + "/herald.db", receiver: receiver)
+        // Another installation, already moved, holds subscriber 5's webhook under an id of its own.
+        let other = try SQLiteStore(path: directory + "/other.db")
+        let holder = try await other.register(SubscriberRegistration(proto: "http", token: receiver.url("/s/5")), now: 1_700_000_000).subscriber.id
+        try other.close()
+        #expect(holder != installation.ids[5])
+        let moved = try await HeraldProcess.runCapturingOutput(["migrate", "--from", "sqlite:\(directory)/other.db", "--to", database])
+        #expect(moved.status == 0, "\(moved.stderr)")
+
+        let result = try await HeraldProcess.runCapturingOutput(["migrate", "--from", "sqlite:\(directory)/herald.db", "--to", database])
+        #expect(result.status == 65, "\(result.stdout)\n\(result.stderr)")
+        #expect(Self.row("subscribers", in: result.stdout) == ["30", "29", "1", "30", "MISMATCH", "(expected", "29)"], "\(result.stdout)")
+        #expect(Self.row("subscriptions", in: result.stdout) == ["40", "39", "1", "39", "ok"])
+        #expect(Self.row("jobs", in: result.stdout) == ["1", "1", "0", "1", "ok"])
+        #expect(result.stdout.contains("1 subscribers not copied: another id holds their (proto, token) in the destination (e.g. \(installation.ids[5].rawValue))"))
+        #expect(result.stdout.contains("Verification failed: the destination's count differs for subscribers."))
         await receiver.stop()
     }
 
