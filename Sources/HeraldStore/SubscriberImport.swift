@@ -11,8 +11,8 @@ public protocol SubscriberImport: Sendable {
     /// Writes a batch of subscribers with their given ids, in one transaction.
     ///
     /// A subscriber whose id is stored is updated to the imported values (re-importing is
-    /// idempotent); a new id is inserted. Its badge and failure counter are set, and its subscription set is made
-    /// equal to ``ImportedSubscriber/subscriptions`` (events created as needed, and an event's
+    /// idempotent); a new id is inserted. Its badge and failure counter are set, and its
+    /// subscription set is made equal to ``ImportedSubscriber/subscriptions`` (events created as needed, and an event's
     /// `created` moved back to the earliest `created` of its imported subscribers, so that it
     /// does not depend on how the import was cut into batches; events left without subscriptions
     /// deleted). A subscriber whose `(proto, identity)` another id

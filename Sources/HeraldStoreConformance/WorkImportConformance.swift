@@ -121,12 +121,19 @@ public enum WorkImportConformance {
                     == EventStatistics(created: TestTime.t0 - 90, last: TestTime.t0 - 10, total: 5, subscribers: 1, delivered: 4, failed: 1))
             #expect(try await store.statistics(of: .broadcast)?.delivered == 7)
 
+            // A count not given keeps the stored one.
+            _ = try await store.importEventStatistics([
+                ImportedEventStatistics(event: event("sport"), created: TestTime.t0 - 90, total: 5, last: TestTime.t0 - 10, failed: 2),
+            ])
+            #expect(try await store.statistics(of: event("sport"))?.delivered == 4)
+            #expect(try await store.statistics(of: event("sport"))?.failed == 2)
+
             // Without counts (an import from another server) the stored ones stay.
             _ = try await store.importEventStatistics([ImportedEventStatistics(event: event("sport"), created: TestTime.t0 - 90, total: 6)])
             let kept = try #require(try await store.statistics(of: event("sport")))
             #expect(kept.total == 6)
             #expect(kept.delivered == 4)
-            #expect(kept.failed == 1)
+            #expect(kept.failed == 2)
         }
     }
 }

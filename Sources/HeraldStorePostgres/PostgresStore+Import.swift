@@ -128,8 +128,9 @@ extension PostgresStore {
         let hasLast = ordered.map { $0.last != nil }
         let logger = self.logger
         let delivered = ordered.map { $0.delivered ?? 0 }
+        let hasDelivered = ordered.map { $0.delivered != nil }
         let failed = ordered.map { $0.failed ?? 0 }
-        let hasCounts = ordered.map { $0.delivered != nil || $0.failed != nil }
+        let hasFailed = ordered.map { $0.failed != nil }
         let written = try await withTransaction { connection in
             let written = try await connection.query("""
                 INSERT INTO events (name, created, total, last)
@@ -147,12 +148,15 @@ extension PostgresStore {
                 """, logger: logger).map { try $0.decode(String.self) }
             // Delivery counts where given (`herald migrate`), on the rows just written only. A second
             // statement because an upsert's update cannot tell a missing count from a 0.
-            if !written.isEmpty, hasCounts.contains(true) {
+            if !written.isEmpty, hasDelivered.contains(true) || hasFailed.contains(true) {
                 try await connection.query("""
-                    UPDATE events SET delivered = e.delivered, failed = e.failed
-                    FROM unnest(\(names)::text[], \(delivered)::bigint[], \(failed)::bigint[], \(hasCounts)::bool[])
-                        AS e(name, delivered, failed, has_counts)
-                    WHERE events.name = e.name AND e.has_counts AND e.name = ANY(\(written)::text[])
+                    UPDATE events SET
+                        delivered = CASE WHEN e.has_delivered THEN e.delivered ELSE events.delivered END,
+                        failed = CASE WHEN e.has_failed THEN e.failed ELSE events.failed END
+                    FROM unnest(
+                        \(names)::text[], \(delivered)::bigint[], \(hasDelivered)::bool[], \(failed)::bigint[], \(hasFailed)::bool[]
+                    ) AS e(name, delivered, has_delivered, failed, has_failed)
+                    WHERE events.name = e.name AND (e.has_delivered OR e.has_failed) AND e.name = ANY(\(written)::text[])
                     """, logger: logger)
             }
             return written
