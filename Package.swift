@@ -584,7 +584,7 @@ let package = Package(
             name: "HeraldImportTests",
             dependencies: [
                 "HeraldImport", "HeraldRedis", "HeraldStore", "HeraldStoreSQLite", "HeraldCore", "HeraldTestSupport",
-                "HeraldConfiguration", "HeraldRuntime",
+                "HeraldConfiguration", "HeraldRuntime", .product(name: "Logging", package: "swift-log"),
                 // So that the `herald` binary the command tests run is built with the tests.
                 .target(name: "HeraldCLI"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -78,8 +78,9 @@ struct Migrate: AsyncParsableCommand {
         switch outcome {
         case .success(let report):
             print(report.summary)
-            // EX_DATAERR: the copy ran, but the destination does not hold what it should.
-            if !report.mismatches.isEmpty { throw ExitCode(65) }
+            // EX_DATAERR: the copy ran, but the destination does not hold what it should (or the
+            // source changed meanwhile, so it may not).
+            if !report.verified { throw ExitCode(65) }
         case .failure(let error):
             FileHandle.standardError.write(Data("herald: migrate: \(error)\n".utf8))
             throw ExitCode(74)

@@ -29,6 +29,9 @@ public struct StoreMigrationReport: Sendable, Equatable {
     public var conflictExamples: [String] = []
     /// Seconds the copy took.
     public var elapsed: Double = 0
+    /// Whether the source's counts changed while it was copied (a server still using it): rows
+    /// may then be missing even where the counts agree.
+    public var sourceChanged = false
 
     /// How many ids ``conflictExamples`` keeps.
     public static let exampleLimit = 5
@@ -38,6 +41,9 @@ public struct StoreMigrationReport: Sendable, Equatable {
 
     /// The kinds whose destination count differs from what it should be.
     public var mismatches: [StoreMigrationKind] { StoreMigrationKind.allCases.filter { !(lines[$0]?.matches ?? true) } }
+
+    /// Whether the destination is a verified copy: every count as it should be, from a source that did not change.
+    public var verified: Bool { mismatches.isEmpty && !sourceChanged }
 
     /// Fills in the verification from both stores' counts (the feedback log, which they leave
     /// out, is filled in by the caller).
@@ -85,10 +91,16 @@ public struct StoreMigrationReport: Sendable, Equatable {
         text.append("(written: new to the destination, or subscribers and statistics made equal to the source again;"
             + " skipped: already in the destination, or refused)")
         let mismatched = mismatches
-        text.append(
-            mismatched.isEmpty
-                ? "Verified: the destination holds every row of the source."
-                : "Verification failed: the destination's count differs for " + mismatched.map(\.rawValue).joined(separator: ", ") + ".")
+        if sourceChanged {
+            text.append("The source changed while it was copied: stop the server that uses it, then run the migration again.")
+        }
+        if !mismatched.isEmpty {
+            text.append("Verification failed: the destination's count differs for " + mismatched.map(\.rawValue).joined(separator: ", ") + ".")
+        } else if sourceChanged {
+            text.append("Verification failed: the source changed.")
+        } else {
+            text.append("Verified: the destination holds every row of the source.")
+        }
         return text.joined(separator: "\n")
     }
 }

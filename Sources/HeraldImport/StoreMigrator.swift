@@ -31,7 +31,8 @@ public struct StoreMigrator: Sendable {
 
     /// Copies everything, calling `progress` after every page, and returns the verified report.
     ///
-    /// Throws only when a store fails; a count that differs is reported in ``StoreMigrationReport/mismatches``.
+    /// Throws only when a store fails; a count that differs, or a source that changed meanwhile, is
+    /// reported (``StoreMigrationReport/verified``).
     public func run(progress: @escaping @Sendable (StoreMigrationProgress) -> Void = { _ in }) async throws(StoreMigrationError)
         -> StoreMigrationReport
     {
@@ -110,8 +111,14 @@ public struct StoreMigrator: Sendable {
         report.verify(source: after, destination: found)
         report.lines[.feedback, default: .init()].source = feedbackAfter
         report.lines[.feedback, default: .init()].destination = feedbackFound
+        report.sourceChanged = after != before || feedbackAfter != feedbackBefore
         report.elapsed = Self.seconds(since: start)
-        logger.info("migrated", metadata: ["written": "\(written)", "skipped": "\(skipped)", "mismatches": "\(report.mismatches.count)"])
+        logger.info(
+            "migrated",
+            metadata: [
+                "written": "\(written)", "skipped": "\(skipped)", "mismatches": "\(report.mismatches.count)",
+                "source_changed": "\(report.sourceChanged)",
+            ])
         return report
     }
 
