@@ -12,7 +12,8 @@ extension SQLiteStore {
         _ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64
     ) async throws -> EnqueueResult {
         let encoded = try SQLiteCodec.encode(content)
-        let result = try await pool.write { db -> EnqueueResult in
+        // Concurrent publishes share one transaction (``SQLiteGroupCommit``), each in a savepoint.
+        let result = try await groupCommit.write { db -> EnqueueResult in
             let kind: String
             let value: String?
             switch audience {
