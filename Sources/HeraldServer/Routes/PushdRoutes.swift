@@ -33,7 +33,7 @@ public struct PushdRoutes: Sendable {
     ) {
         self.clock = clock
         self.store = store
-        self.health = StoreHealth(store: store)
+        self.health = StoreHealth { try await store.ping() }
         self.providers = providers
         self.intake = intake
         self.authorizer = authorizer

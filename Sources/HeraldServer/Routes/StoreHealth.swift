@@ -1,4 +1,3 @@
-import HeraldStore
 import Synchronization
 
 /// The store's health as `GET /status` answers it: a `ping` at most once per `maxAge`, shared by
@@ -18,15 +17,15 @@ final class StoreHealth: Sendable {
         var inFlight: Task<Bool, Never>?
     }
 
-    private let store: any HeraldStore
+    private let probe: @Sendable () async throws -> Void
     private let maxAge: Duration
     private let timeout: Duration
     private let state: Mutex<State>
 
-    /// Pings `store` when its last result is older than `maxAge`; a ping not answered within
-    /// `timeout` counts as unhealthy.
-    init(store: any HeraldStore, maxAge: Duration = .seconds(1), timeout: Duration = .seconds(2)) {
-        self.store = store
+    /// Runs `probe` (the store's `ping`) when its last result is older than `maxAge`; a probe
+    /// that throws, or does not return within `timeout`, counts as unhealthy.
+    init(maxAge: Duration = .seconds(1), timeout: Duration = .seconds(2), probe: @escaping @Sendable () async throws -> Void) {
+        self.probe = probe
         self.maxAge = maxAge
         self.timeout = timeout
         self.state = Mutex(State(healthy: nil, checkedAt: .now, inFlight: nil))
@@ -49,10 +48,10 @@ final class StoreHealth: Sendable {
 
     /// One ping against the timeout; records its result.
     private func ping() async -> Bool {
-        let store = self.store
+        let probe = self.probe
         let timeout = self.timeout
         let healthy = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await store.ping()) != nil }
+            group.addTask { (try? await probe()) != nil }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return false
