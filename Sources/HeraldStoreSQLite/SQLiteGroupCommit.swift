@@ -3,13 +3,15 @@ import Synchronization
 
 /// Group commit: concurrent writes share one durable transaction.
 ///
-/// Each write on its own is a transaction and, in WAL mode with `synchronous = FULL`, a sync of
-/// the log; under many concurrent registrations or publishes that per-commit cost, and the hop
-/// to GRDB's writer queue per request, dominated. Writes submitted here queue up while a
-/// transaction runs and the next transaction takes all of them (at most ``maxBatch``), each in
-/// a `SAVEPOINT` of its own: one that throws is rolled back alone and answered with its error,
-/// its batch-mates are committed. Every caller is resumed only after the commit that holds its
-/// write (or with the commit's error), so a success still means "on disk".
+/// Each write on its own is a transaction: a hand-off to GRDB's writer queue, `BEGIN`, `COMMIT`
+/// and the log frames of every page it touched (the same index and table pages, written again
+/// for every registration). Writes submitted here queue up while a transaction runs and the
+/// next transaction takes all of them (at most ``maxBatch``), each in a `SAVEPOINT` of its own:
+/// one that throws is rolled back alone and answered with its error, its batch-mates are
+/// committed. Batches run on GRDB's writer queue itself, one dispatch block each (no hop to the
+/// cooperative pool and back per batch). Every caller is resumed only after the commit that
+/// holds its write (or with the commit's error), so a success still means "committed", with
+/// the durability the store's connections are configured for, as before.
 final class SQLiteGroupCommit: Sendable {
     /// One queued write: runs inside the shared transaction and returns how to answer its
     /// caller once the transaction has committed; `fail` answers it when the commit fails.
@@ -57,30 +59,35 @@ final class SQLiteGroupCommit: Sendable {
                 return true
             }
             if start {
-                Task { await self.drain() }
+                // The batches run on GRDB's writer queue back to back, with no hop to the
+                // cooperative pool between them: under load that hand-off per batch was as
+                // costly as the batch.
+                pool.asyncWriteWithoutTransaction { db in self.commitNextBatch(db) }
             }
         }
     }
 
-    /// Commits queued writes batch by batch until none is left.
-    private func drain() async {
-        while true {
-            let batch = queue.withLock { queue -> [Entry] in
-                guard !queue.pending.isEmpty else {
-                    queue.draining = false
-                    return []
-                }
-                let taken = Array(queue.pending.prefix(Self.maxBatch))
-                queue.pending.removeFirst(taken.count)
-                return taken
-            }
-            guard !batch.isEmpty else { return }
-            do {
-                let answers = try await pool.write { db in batch.map { $0.run(db) } }
-                for answer in answers { answer() }
-            } catch {
-                for entry in batch { entry.fail(error) }
-            }
+    /// On GRDB's writer queue: commits one batch of the queued writes, then queues itself again
+    /// for the writes that arrived meanwhile, behind whatever other writes (claims, settlements)
+    /// were queued in the meantime, so a stream of registrations cannot starve them.
+    private func commitNextBatch(_ db: Database) {
+        let batch = queue.withLock { queue -> [Entry] in
+            let taken = Array(queue.pending.prefix(Self.maxBatch))
+            queue.pending.removeFirst(taken.count)
+            if taken.isEmpty { queue.draining = false }
+            return taken
         }
+        guard !batch.isEmpty else { return }
+        var answers: [@Sendable () -> Void] = []
+        do {
+            try db.inTransaction(.immediate) {
+                answers = batch.map { $0.run(db) }
+                return .commit
+            }
+            for answer in answers { answer() }
+        } catch {
+            for entry in batch { entry.fail(error) }
+        }
+        pool.asyncWriteWithoutTransaction { db in self.commitNextBatch(db) }
     }
 }
