@@ -10,7 +10,7 @@ import HeraldTestSupport
 struct APIBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "api",
-        abstract: "Start Herald on SQLite and measure the static route, POST /subscribers, POST /event/<name> and GET /status with wrk.")
+        abstract: "Start Herald on SQLite (or PostgreSQL) and measure the static route, POST /subscribers, POST /event/<name> and GET /status with wrk.")
 
     @Option(help: "The herald binary to measure (a release build).")
     var herald = ".build/release/herald"
@@ -33,6 +33,9 @@ struct APIBench: AsyncParsableCommand {
     @Option(help: "Rounds over every route (each round starts and ends with the static route).")
     var rounds = 1
 
+    @Option(help: "sqlite (a file in --directory) or postgres (a fresh database on the tests' PostgreSQL server, started if needed).")
+    var database = "sqlite"
+
     func run() async throws {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -43,8 +46,19 @@ struct APIBench: AsyncParsableCommand {
         try "log:\n  level: warning\n".write(toFile: config, atomically: true, encoding: .utf8)
         let port = try HeraldProcess.freePort()
         let base = "http://127.0.0.1:\(port)"
+        let location: String
+        switch database {
+        case "sqlite":
+            location = "sqlite:\(directory)/herald.db"
+        case "postgres":
+            let server = try await PostgresTestServer.shared()
+            location = server.url(database: try await server.createDatabase())
+        default:
+            throw ValidationError("--database is sqlite or postgres")
+        }
+        say("database: \(database)")
         let child = try ChildProcess.start(
-            herald, ["serve", "--config", config, "--port", "\(port)", "--database", "sqlite:\(directory)/herald.db"], log: directory + "/herald.log")
+            herald, ["serve", "--config", config, "--port", "\(port)", "--database", location], log: directory + "/herald.log")
         defer { child.stop() }
         let client = BenchClient()
         try await client.waitUntil { (try? await client.get(base + "/status").status) == 204 }
