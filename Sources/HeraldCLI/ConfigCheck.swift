@@ -17,23 +17,13 @@ struct ConfigCheck: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "YAML configuration file.")
-    var config: String?
-
-    @Option(name: .long, help: "HTTP port (overrides server.http.port).")
-    var port: Int?
-
-    @Option(name: .long, help: "Database URL (overrides server.database).")
-    var database: String?
-
-    @Option(name: .long, help: "trace|debug|info|notice|warning|error|critical (overrides log.level).")
-    var logLevel: String?
+    @OptionGroup var options: ServerOptions
 
     func run() async throws {
         let loaded: LoadedConfiguration
         do {
             (loaded, _) = try LoadedConfiguration.forCommand(
-                file: config, port: port, database: database, logLevel: logLevel, label: "herald.config")
+                file: options.config, port: options.port, database: options.database, logLevel: options.logLevel, label: "herald.config")
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("herald: configuration error: \(error)\n".utf8))
             throw ExitCode(78)

@@ -10,17 +10,7 @@ import Logging
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the Herald server (the default).")
 
-    @Option(name: .long, help: "YAML configuration file.")
-    var config: String?
-
-    @Option(name: .long, help: "HTTP port (overrides server.http.port).")
-    var port: Int?
-
-    @Option(name: .long, help: "Database URL: sqlite:PATH or postgres://user:password@host:5432/db (overrides server.database).")
-    var database: String?
-
-    @Option(name: .long, help: "trace|debug|info|notice|warning|error|critical (overrides log.level).")
-    var logLevel: String?
+    @OptionGroup var options: ServerOptions
 
     func run() async throws {
         let loaded: LoadedConfiguration
@@ -28,7 +18,7 @@ struct Serve: AsyncParsableCommand {
         do {
             let logger: Logger
             (loaded, logger) = try LoadedConfiguration.forCommand(
-                file: config, port: port, database: database, logLevel: logLevel, label: "herald")
+                file: options.config, port: options.port, database: options.database, logLevel: options.logLevel, label: "herald")
             FileDescriptorLimit.raiseToHardLimit(logger: logger)
             application = try await HeraldApplication(configuration: loaded.configuration, logger: logger)
         } catch let error as ConfigurationError {
