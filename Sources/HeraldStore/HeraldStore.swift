@@ -436,6 +436,10 @@ public protocol RetryQueue: Sendable {
     /// the later of its due time and its lease's expiry, so that retries a crashed worker
     /// held are picked up again.
     func nextRetryDue() async throws -> Int64?
+
+    /// How many deliveries are due at `nowMillis` and held by no worker: what a claim would take
+    /// now if it had room (the dashboard's "retries due", `herald_retries_due`).
+    func retriesDue(nowMillis: Int64) async throws -> Int
 }
 
 /// The effect of one delivery on its subscriber, recorded in a batch.
