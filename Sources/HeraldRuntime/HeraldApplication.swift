@@ -127,6 +127,7 @@ public struct HeraldApplication: Sendable {
         let engine = DeliveryEngine(
             store: store, providers: providers, policy: policy, owner: owner, logger: logger.child("herald.delivery"),
             metricsFactory: metrics.factory)
+        metrics.addSampler { engine.sampleInFlight() }
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
                 maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))

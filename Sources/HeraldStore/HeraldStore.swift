@@ -59,6 +59,10 @@ public protocol SubscriberStore: Sendable {
     /// The subscriber with `id`, or `nil`.
     func subscriber(_ id: SubscriberID) async throws -> Subscriber?
 
+    /// The subscriber registered as `(proto, identity)` (the provider's normalized form of its
+    /// token), or `nil`: the dashboard's search by token.
+    func subscriber(proto: String, identity: String) async throws -> Subscriber?
+
     /// Merges `fields` into the subscriber, sets `updated = now` and resets its failure counter.
     /// - Returns: `false` when there is no such subscriber.
     func updateSubscriber(_ id: SubscriberID, fields: SubscriberFields, now: Int64) async throws -> Bool
