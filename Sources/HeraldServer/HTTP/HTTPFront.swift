@@ -11,8 +11,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Herald's own HTTP port: the rs/pushd API, the raw-send route, the admin routes, Web Push's
-/// key and the Server-Sent Events stream, behind one error middleware and read timeouts; over
+/// Herald's own HTTP port: the rs/pushd API, the raw-send route, the admin routes and the
+/// dashboard, Web Push's key and the Server-Sent Events stream, behind one error middleware and read timeouts; over
 /// plain HTTP/1.1, or over TLS with HTTP/2 or HTTP/1.1 by ALPN when `server.http.tls` is set.
 public enum HTTPFront {
     /// What the routes are built from.
@@ -64,6 +64,9 @@ public enum HTTPFront {
         ).register(on: router)
         RawSendRoutes(intake: parts.intake, authorizer: parts.authorizer).register(on: router)
         AdminRoutes(
+            store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
+        ).register(on: router)
+        DashboardRoutes(
             store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
         ).register(on: router)
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
