@@ -169,8 +169,14 @@ extension DashboardAssets {
 
   // --- dead letters ------------------------------------------------------------------------
 
+  let shownDeadLetters = null;
+
   async function loadDeadLetters() {
     const result = await getJSON('/dead-letters?limit=100');
+    // Unchanged lists are left alone, so a button is never replaced under the pointer.
+    const ids = result.entries.map((letter) => letter.id).join(',');
+    if (ids === shownDeadLetters) return;
+    shownDeadLetters = ids;
     const rows = result.entries.map((letter) => {
       const row = make('tr', { 'data-dead-letter': String(letter.id) });
       for (const text of [time(letter.time), letter.proto, letter.event, letter.token, letter.reason, String(letter.attempts)]) {
