@@ -23,10 +23,10 @@ public struct WebDriverSession: Sendable {
                         "binary": chromium,
                         // Root in a container: no sandbox; no GPU; /dev/shm may be tiny.
                         "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)"],
-                    ],
-                    "goog:loggingPrefs": ["browser": "ALL"],
+                    ] as [String: Any],
+                    "goog:loggingPrefs": ["browser": "ALL"] as [String: Any],
                 ] as [String: Any]
-            ]
+            ] as [String: Any]
         ]
         let answer = try await call(.POST, driver + "/session", body: capabilities, timeout: .seconds(60))
         guard let value = answer["value"] as? [String: Any], let id = value["sessionId"] as? String else {

@@ -27,7 +27,10 @@ extension DashboardAssets {
     Object.keys(labels).sort().map((name) => `${name}="${labels[name].replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',');
 
   async function getJSON(url, options) {
-    const response = await fetch(url, Object.assign({ credentials: 'same-origin', cache: 'no-store' }, options));
+    // From the origin, not relative to the page: a page opened as http://user:password@host/dashboard
+    // would resolve relative URLs with the credentials in them, which fetch refuses. The browser
+    // still sends the credentials it was given for the page (its authentication cache).
+    const response = await fetch(location.origin + url, Object.assign({ credentials: 'same-origin', cache: 'no-store' }, options));
     if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
     return response.json();
   }
