@@ -32,7 +32,7 @@ extension DashboardAssets {
     <div class="card"><h2>SSE listeners</h2><span class="big" data-metric="herald_sse_listeners">–</span></div>
   </section>
   <section>
-    <h2>Deliveries per second, last 10 minutes</h2>
+    <h2>Deliveries per second (up to the last 10 minutes)</h2>
     <canvas id="rate-chart" width="900" height="180"></canvas>
   </section>
   <section>

@@ -109,7 +109,10 @@ extension DashboardAssets {
     context.clearRect(0, 0, width, height);
     const top = Math.max(1, ...history.map((point) => point.deliveries));
     const end = previous ? previous.time : Date.now();
-    const x = (t) => 40 + ((t - (end - chartSeconds * 1000)) / (chartSeconds * 1000)) * (width - 50);
+    // The span grows with the history, from one minute up to the full ten, so a page opened a
+    // moment ago does not squeeze its few points into the right edge.
+    const seconds = Math.min(chartSeconds, Math.max(60, Math.ceil(history.length ? (end - history[0].time) / 60000 : 1) * 60));
+    const x = (t) => 40 + ((t - (end - seconds * 1000)) / (seconds * 1000)) * (width - 50);
     const y = (v) => height - 20 - (v / top) * (height - 30);
     context.strokeStyle = '#ccd';
     context.fillStyle = '#667';
@@ -122,7 +125,7 @@ extension DashboardAssets {
     context.stroke();
     context.fillText(rate(top), 2, y(top) + 4);
     context.fillText('0', 2, y(0) + 4);
-    context.fillText(`${chartSeconds / 60} min ago`, 40, height - 4);
+    context.fillText(seconds === 60 ? '1 min ago' : `${seconds / 60} min ago`, 40, height - 4);
     context.fillText('now', width - 32, height - 4);
     context.strokeStyle = '#2a6ad8';
     context.lineWidth = 2;

@@ -8,16 +8,16 @@ header h1 { margin: 0; font-size: 1.3em; }
 main { padding: 1em 1.2em; display: grid; gap: 1.2em; }
 h2 { font-size: 0.95em; margin: 0 0 0.5em; color: #454a5e; }
 section { background: #fff; border-radius: 6px; padding: 0.8em 1em; box-shadow: 0 1px 2px rgba(0, 0, 0, 0.08); }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(11em, 1fr)); gap: 0.8em; background: none; box-shadow: none; padding: 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5em, 1fr)); gap: 0.8em; background: none; box-shadow: none; padding: 0; }
 .card { background: #fff; border-radius: 6px; padding: 0.7em 0.9em; box-shadow: 0 1px 2px rgba(0, 0, 0, 0.08); }
 .card h2 { font-size: 0.8em; text-transform: uppercase; letter-spacing: 0.04em; }
 .big { display: block; font-size: 1.9em; font-variant-numeric: tabular-nums; }
 small { color: #6b7086; }
-.split { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2em; background: none; box-shadow: none; padding: 0; }
+.split { display: grid; grid-template-columns: 1fr; gap: 1.2em; background: none; box-shadow: none; padding: 0; }
 .split > div { background: #fff; border-radius: 6px; padding: 0.8em 1em; box-shadow: 0 1px 2px rgba(0, 0, 0, 0.08); overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 0.85em; }
 th, td { text-align: left; padding: 0.25em 0.6em; border-bottom: 1px solid #e6e8ef; white-space: nowrap; }
-td { font-variant-numeric: tabular-nums; max-width: 22em; overflow: hidden; text-overflow: ellipsis; }
+td { font-variant-numeric: tabular-nums; max-width: 28em; overflow: hidden; text-overflow: ellipsis; }
 canvas { width: 100%; height: 180px; display: block; }
 .state { font-size: 0.8em; padding: 0.1em 0.6em; border-radius: 1em; background: #6b7086; }
 .state.live { background: #1f8a4c; }
@@ -33,6 +33,6 @@ input { font: inherit; padding: 0.25em 0.5em; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 1em; margin: 0; font-size: 0.85em; }
 dt { color: #6b7086; }
 dd { margin: 0; word-break: break-all; }
-@media (max-width: 900px) { .split { grid-template-columns: 1fr; } }
+@media (min-width: 2000px) { .split { grid-template-columns: 1fr 1fr; } }
 """#
 }
