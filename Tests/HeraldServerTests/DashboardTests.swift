@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTestSupport
+import Synchronization
 import Testing
 
 /// The dashboard's routes without a browser: realm `admin`, the stream's snapshots (named as
@@ -96,6 +97,37 @@ import Testing
             #expect(none.body == #"{"subscribers":[]}"#)
             #expect(try await herald.request(.GET, "/dashboard/subscribers", headers: Self.ops).status == 400)
             #expect(try await herald.request(.GET, "/dashboard/subscribers?q=", headers: Self.ops).status == 400)
+        }
+    }
+
+    /// The gauges the dashboard added to `/metrics`: a delivery held by its destination is in flight,
+    /// and with a window of one the other deliveries of a raw send are due with no worker to take them.
+    @Test func deliveriesInFlightAndRetriesDueAreSampled() async throws {
+        let held = Mutex(true)
+        let yaml = """
+            delivery:
+              in_flight: 1
+            """
+        try await withHerald(yaml: yaml) { herald in
+            try await withReceiver(behaviour: { _ in
+                while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+                return .ok
+            }) { receiver in
+                let tokens = (0..<3).map { "\"\(receiver.url("/raw/\($0)"))\"" }.joined(separator: ",")
+                let send = #"{"proto":"http","tokens":[\#(tokens)],"payload":{"k":"v"}}"#
+                #expect(try await herald.request(.POST, "/send", json: send).status == 202)
+                // The receiver counts a request once answered: the held one shows in the gauges only.
+                try await eventually {
+                    let metrics = try await herald.request(.GET, "/metrics").body
+                    return metrics.contains(#"herald_deliveries_in_flight{provider="http"} 1"#) && metrics.contains("herald_retries_due 2")
+                }
+                held.withLock { $0 = false }
+                _ = try await receiver.waitFor(count: 3)
+                try await eventually {
+                    let metrics = try await herald.request(.GET, "/metrics").body
+                    return metrics.contains(#"herald_deliveries_in_flight{provider="http"} 0"#) && metrics.contains("herald_retries_due 0")
+                }
+            }
         }
     }
 
