@@ -100,6 +100,23 @@ import Testing
         }
     }
 
+    /// A dashboard left open does not keep the server from stopping: the stream ends at shutdown.
+    @Test(.timeLimit(.minutes(1))) func anOpenStreamEndsAtShutdown() async throws {
+        let herald = try await TestHerald.start(yaml: Self.yaml)
+        let stream = try await EventStreamClient.connect(herald.baseURL + "/dashboard/stream", headers: Self.ops)
+        defer { stream.close() }
+        do {
+            try await stream.waitFor("data: {")
+        } catch {
+            try? await herald.stop()
+            throw error
+        }
+        // The time limit catches a stream that holds the shutdown up; the server ends it between events.
+        try await herald.stop()
+        await stream.waitForEnd()
+        #expect(stream.received.hasSuffix("\n\n"), "the stream ends after a whole event")
+    }
+
     /// The gauges the dashboard added to `/metrics`: a delivery held by its destination is in flight,
     /// and with a window of one the other deliveries of a raw send are due with no worker to take them.
     @Test func deliveriesInFlightAndRetriesDueAreSampled() async throws {

@@ -12,27 +12,17 @@ import NIOCore
 /// (`/feedback`, `/dead-letters`, `/dead-letters/replay`), with the credentials the browser was
 /// given for the page.
 public struct DashboardRoutes: Sendable {
-    /// Time between two snapshots of the stream.
-    public static let defaultInterval: Duration = .seconds(1)
-
     let store: any HeraldStore
     let authorizer: Authorizer
-    let metrics: ServerMetrics
-    let hub: EventStreamHub?
     let providers: ProviderSet
-    let interval: Duration
+    let feed: DashboardFeed
 
-    /// Creates the routes; the stream sends a snapshot every `interval`.
-    public init(
-        store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?, providers: ProviderSet,
-        interval: Duration = DashboardRoutes.defaultInterval
-    ) {
+    /// Creates the routes; `feed` is the stream's source (a service of the application).
+    public init(store: any HeraldStore, authorizer: Authorizer, providers: ProviderSet, feed: DashboardFeed) {
         self.store = store
         self.authorizer = authorizer
-        self.metrics = metrics
-        self.hub = hub
         self.providers = providers
-        self.interval = interval
+        self.feed = feed
     }
 
     /// Adds the routes to `router`.
@@ -57,7 +47,7 @@ public struct DashboardRoutes: Sendable {
         }
         router.get("/dashboard/stream") { request, context -> Response in
             try authorizer.authorize(request, context: context, realm: .admin)
-            return stream()
+            return try stream()
         }
         router.get("/dashboard/subscribers") { request, context -> Response in
             try authorizer.authorize(request, context: context, realm: .admin)
