@@ -113,7 +113,9 @@ let package = Package(
         ),
         // Taking over other servers' databases (`herald import pushd`): reads rs/pushd's Redis keys in
         // batches and writes them with the store's import operations. No CLI in it, so tests call it.
-        .target(name: "HeraldImport", dependencies: ["HeraldCore", "HeraldStore", "HeraldRedis"]),
+        .target(
+            name: "HeraldImport",
+            dependencies: ["HeraldCore", "HeraldStore", "HeraldRedis", .product(name: "Logging", package: "swift-log")]),
         // The durable publish pipeline: fan-out, delivery, retries.
         .target(
             name: "HeraldPipeline",
@@ -608,7 +610,7 @@ let package = Package(
             name: "HeraldImportTests",
             dependencies: [
                 "HeraldImport", "HeraldRedis", "HeraldStore", "HeraldStoreSQLite", "HeraldCore", "HeraldTestSupport",
-                "HeraldConfiguration", "HeraldRuntime",
+                "HeraldConfiguration", "HeraldRuntime", .product(name: "Logging", package: "swift-log"),
                 // So that the `herald` binary the command tests run is built with the tests.
                 .target(name: "HeraldCLI"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -618,7 +620,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldTestSupport", "HeraldSimulators", "HeraldZeroMQ", .target(name: "HeraldCLI"),
+                "HeraldTestSupport", "HeraldSimulators", "HeraldZeroMQ", "HeraldRedis", .target(name: "HeraldCLI"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

@@ -55,10 +55,19 @@ struct ChildProcess {
 
     /// The peak resident set size (VmHWM) in MiB.
     func peakRSSMiB() -> Double? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
-            return kilobytes / 1024
+        Self.statusField("VmHWM:", of: process.processIdentifier).map { $0 / 1024 }
+    }
+
+    /// The current resident set size (VmRSS) in MiB.
+    func rssMiB() -> Double? {
+        Self.statusField("VmRSS:", of: process.processIdentifier).map { $0 / 1024 }
+    }
+
+    /// A kilobyte field of `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`, `RssAnon:` ...).
+    static func statusField(_ name: String, of pid: pid_t) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
+            return line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
         }
         return nil
     }

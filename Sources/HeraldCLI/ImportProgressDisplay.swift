@@ -2,7 +2,7 @@ import Foundation
 import HeraldImport
 import Synchronization
 
-/// Shows an import's progress on standard error: on a terminal, one bar redrawn in place (at
+/// Shows an import's (or a migration's) progress on standard error: on a terminal, one bar redrawn in place (at
 /// most five times a second, so drawing never slows the import); otherwise a plain line every
 /// five seconds, which a log collector can keep.
 final class ImportProgressDisplay: Sendable {
@@ -20,14 +20,14 @@ final class ImportProgressDisplay: Sendable {
     }
 
     /// Shows `progress` if enough time passed since the last time.
-    func show(_ progress: PushdImportProgress) {
+    func show(_ progress: some ImportProgressReport) {
         let now = ContinuousClock.now
         let interval: Duration = terminal ? .milliseconds(200) : .seconds(5)
         let text: String? = state.withLock { state in
             if let last = state.lastShown, now - last < interval, progress.done < progress.total { return nil }
             state.lastShown = now
             state.drawn = true
-            return terminal ? "\r" + progress.bar() + "\u{1B}[K" : progress.line + "\n"
+            return terminal ? "\r" + progress.bar(width: 30) + "\u{1B}[K" : progress.line + "\n"
         }
         if let text { FileHandle.standardError.write(Data(text.utf8)) }
     }

@@ -29,6 +29,7 @@ struct Serve: AsyncParsableCommand {
             let logger: Logger
             (loaded, logger) = try LoadedConfiguration.forCommand(
                 file: config, port: port, database: database, logLevel: logLevel, label: "herald")
+            FileDescriptorLimit.raiseToHardLimit(logger: logger)
             application = try await HeraldApplication(configuration: loaded.configuration, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("herald: configuration error: \(error)\n".utf8))

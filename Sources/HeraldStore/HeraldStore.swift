@@ -12,7 +12,7 @@ import HeraldCore
 /// Every implementation must pass the store conformance suite (target
 /// `HeraldStoreConformance`), run from the implementation's own test target.
 public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
-    & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime & FrontEndFeedback & FrontEndLeases & SubscriberImport
+    & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime & FrontEndFeedback & FrontEndLeases & SubscriberImport & WorkImport
 
 /// What the store owns besides its rows: its connections, the time every node agrees on, and
 /// the stream that wakes nodes when work arrives.

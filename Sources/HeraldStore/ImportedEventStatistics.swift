@@ -10,9 +10,15 @@ public struct ImportedEventStatistics: Sendable, Equatable {
     public var total: Int64
     /// Unix seconds of the last publish, if any.
     public var last: Int64?
+    /// Deliveries the push services accepted; `nil` keeps the stored count (another server's import).
+    public var delivered: Int64?
+    /// Deliveries that ended in failure; `nil` keeps the stored count.
+    public var failed: Int64?
 
     /// Creates statistics.
-    public init(event: EventName, created: Int64, total: Int64 = 0, last: Int64? = nil) {
+    public init(event: EventName, created: Int64, total: Int64 = 0, last: Int64? = nil, delivered: Int64? = nil, failed: Int64? = nil) {
+        self.delivered = delivered
+        self.failed = failed
         self.event = event
         self.created = created
         self.total = total

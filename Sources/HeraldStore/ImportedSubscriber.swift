@@ -18,12 +18,15 @@ public struct ImportedSubscriber: Sendable, Equatable {
     public var updated: Int64
     /// Its subscriptions; a name listed twice keeps its last option.
     public var subscriptions: [ImportedSubscription]
+    /// Its consecutive permanent failures (0 for a fresh import; `herald migrate` keeps the count).
+    public var failures: Int
 
     /// Creates an imported subscriber; `identity` defaults to the token.
     public init(
         id: SubscriberID, proto: String, token: String, identity: String? = nil, fields: SubscriberFields = .init(),
-        created: Int64, updated: Int64, subscriptions: [ImportedSubscription] = []
+        created: Int64, updated: Int64, subscriptions: [ImportedSubscription] = [], failures: Int = 0
     ) {
+        self.failures = failures
         self.id = id
         self.proto = proto
         self.token = token

@@ -11,8 +11,8 @@ public protocol SubscriberImport: Sendable {
     /// Writes a batch of subscribers with their given ids, in one transaction.
     ///
     /// A subscriber whose id is stored is updated to the imported values (re-importing is
-    /// idempotent); a new id is inserted. Its badge is set, and its subscription set is made
-    /// equal to ``ImportedSubscriber/subscriptions`` (events created as needed, and an event's
+    /// idempotent); a new id is inserted. Its badge and failure counter are set, and its
+    /// subscription set is made equal to ``ImportedSubscriber/subscriptions`` (events created as needed, and an event's
     /// `created` moved back to the earliest `created` of its imported subscribers, so that it
     /// does not depend on how the import was cut into batches; events left without subscriptions
     /// deleted). A subscriber whose `(proto, identity)` another id
@@ -20,7 +20,8 @@ public protocol SubscriberImport: Sendable {
     /// ``SubscriberImportResult/conflicts``.
     func importSubscribers(_ batch: [ImportedSubscriber]) async throws -> SubscriberImportResult
 
-    /// Overwrites `created`, `total` and `last` of events that exist, keeping `delivered` and `failed`.
+    /// Overwrites `created`, `total` and `last` of events that exist, and `delivered` and `failed`
+    /// where given (an import from another server keeps those of the store).
     ///
     /// An ordinary event exists while it has a subscription; `broadcast` statistics are written
     /// when there is a subscriber, `unicast:<id>` statistics when the subscriber `id` exists.

@@ -15,6 +15,9 @@ struct FeedbackBatch: Encodable, Sendable {
         var origin: String
         var reference: String?
         var invalid_since: Int64?
+        /// The entry's id and whether it was taken: read only by ``PostgresStore/importFeedback(_:)``.
+        var id: Int64 = 0
+        var taken = false
     }
 
     var rows: [Row]
@@ -25,6 +28,15 @@ struct FeedbackBatch: Encodable, Sendable {
                 n: n, time: entry.time, subscriber_id: entry.subscriberID?.rawValue, proto: entry.proto, token: entry.token,
                 status: entry.status, reason: entry.reason, action: entry.action.rawValue, replacement: entry.replacement,
                 origin: entry.origin.rawValue, reference: entry.reference, invalid_since: entry.invalidSince)
+        }
+    }
+
+    /// Entries as another store kept them, with their ids and `taken` flags.
+    init(_ imported: [ImportedFeedback]) {
+        self.init(imported.map(\.entry))
+        for (n, entry) in imported.enumerated() {
+            rows[n].id = entry.entry.id
+            rows[n].taken = entry.taken
         }
     }
 

@@ -33,17 +33,19 @@ extension PostgresStore {
             ).map { try $0.decode(Int64.self) }.first ?? 0
 
             let rows = try PostgresCodec.jsonRecords(SubscriberImportBatch(accepted).rows)
-            // The failure counter is reset as a registration would: the imported state is fresh.
+            // The failure counter is the imported one: 0 from another server, as a registration would
+            // set it; a Herald store's own count from `herald migrate`.
             try await connection.query("""
                 INSERT INTO subscribers (id, proto, token, identity, lang, version, category, content_available, created, updated, failures)
-                SELECT r.id, r.proto, r.token, r.identity, r.lang, r.version, r.category, r.content_available, r.created, r.updated, 0
+                SELECT r.id, r.proto, r.token, r.identity, r.lang, r.version, r.category, r.content_available, r.created, r.updated,
+                       r.failures
                 FROM jsonb_to_recordset(\(rows)::jsonb) AS r(
                     id text, proto text, token text, identity text, lang text, version text, category text, content_available text,
-                    created bigint, updated bigint)
+                    created bigint, updated bigint, failures integer)
                 ON CONFLICT (id) DO UPDATE SET
                     proto = excluded.proto, token = excluded.token, identity = excluded.identity, lang = excluded.lang,
                     version = excluded.version, category = excluded.category, content_available = excluded.content_available,
-                    created = excluded.created, updated = excluded.updated, failures = 0
+                    created = excluded.created, updated = excluded.updated, failures = excluded.failures
                 """, logger: logger)
             try await connection.query("""
                 INSERT INTO badges (subscriber_id, badge)
@@ -125,8 +127,12 @@ extension PostgresStore {
         let lasts = ordered.map { $0.last ?? 0 }
         let hasLast = ordered.map { $0.last != nil }
         let logger = self.logger
+        let delivered = ordered.map { $0.delivered ?? 0 }
+        let hasDelivered = ordered.map { $0.delivered != nil }
+        let failed = ordered.map { $0.failed ?? 0 }
+        let hasFailed = ordered.map { $0.failed != nil }
         let written = try await withTransaction { connection in
-            try await connection.query("""
+            let written = try await connection.query("""
                 INSERT INTO events (name, created, total, last)
                 SELECT e.name, e.created, e.total, CASE WHEN e.has_last THEN e.last END
                 FROM unnest(\(names)::text[], \(created)::bigint[], \(totals)::bigint[], \(lasts)::bigint[], \(hasLast)::bool[])
@@ -140,6 +146,20 @@ extension PostgresStore {
                 ON CONFLICT (name) DO UPDATE SET created = excluded.created, total = excluded.total, last = excluded.last
                 RETURNING name
                 """, logger: logger).map { try $0.decode(String.self) }
+            // Delivery counts where given (`herald migrate`), on the rows just written only. A second
+            // statement because an upsert's update cannot tell a missing count from a 0.
+            if !written.isEmpty, hasDelivered.contains(true) || hasFailed.contains(true) {
+                try await connection.query("""
+                    UPDATE events SET
+                        delivered = CASE WHEN e.has_delivered THEN e.delivered ELSE events.delivered END,
+                        failed = CASE WHEN e.has_failed THEN e.failed ELSE events.failed END
+                    FROM unnest(
+                        \(names)::text[], \(delivered)::bigint[], \(hasDelivered)::bool[], \(failed)::bigint[], \(hasFailed)::bool[]
+                    ) AS e(name, delivered, has_delivered, failed, has_failed)
+                    WHERE events.name = e.name AND (e.has_delivered OR e.has_failed) AND e.name = ANY(\(written)::text[])
+                    """, logger: logger)
+            }
+            return written
         }
         return try written.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { try PostgresCodec.eventName($0, table: "events") }
     }

@@ -8,6 +8,8 @@ struct QueuedDeliveryBatch: Sendable {
     struct Row: Encodable, Sendable {
         var n: Int
         var c: Int
+        /// The entry's id: read only by ``PostgresStore/importQueuedDeliveries(_:)``, which keeps ids.
+        var id: Int64
         var subscriber_id: String?
         var proto: String?
         var token: String?
@@ -32,7 +34,7 @@ struct QueuedDeliveryBatch: Sendable {
         for (n, entry) in entries.enumerated() {
             let c = try contents.position(of: entry.notification)
             var row = Row(
-                n: n, c: c, origin: entry.origin.rawValue, statistics_event: entry.statisticsEvent?.rawValue, silent: entry.silent,
+                n: n, c: c, id: entry.id, origin: entry.origin.rawValue, statistics_event: entry.statisticsEvent?.rawValue, silent: entry.silent,
                 badge: entry.badge, attempts: entry.attempts, max_attempts: entry.maxAttempts, due_at: entry.dueAt,
                 published_at: entry.publishedAt, last_reason: entry.lastReason)
             switch entry.recipient {

@@ -15,6 +15,7 @@ struct SubscriberImportBatch: Encodable, Sendable {
         var content_available: String?
         var created: Int64
         var updated: Int64
+        var failures: Int
     }
 
     var rows: [Row]
@@ -25,7 +26,7 @@ struct SubscriberImportBatch: Encodable, Sendable {
                 id: subscriber.id.rawValue, proto: subscriber.proto, token: subscriber.token, identity: subscriber.identity,
                 lang: subscriber.fields.lang, badge: subscriber.fields.badge, version: subscriber.fields.version,
                 category: subscriber.fields.category, content_available: subscriber.fields.contentAvailable,
-                created: subscriber.created, updated: subscriber.updated)
+                created: subscriber.created, updated: subscriber.updated, failures: subscriber.failures)
         }
     }
 

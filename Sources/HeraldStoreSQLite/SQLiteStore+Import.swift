@@ -38,21 +38,22 @@ extension SQLiteStore {
                     .text(subscriber.id.rawValue), .text(subscriber.proto), .text(subscriber.token), .text(subscriber.identity),
                     .optional(subscriber.fields.lang), .optional(subscriber.fields.version), .optional(subscriber.fields.category),
                     .optional(subscriber.fields.contentAvailable), .integer(subscriber.created), .integer(subscriber.updated),
-                    .optional(subscriber.fields.badge),
+                    .optional(subscriber.fields.badge), .integer(Int64(subscriber.failures)),
                 ]
             })
             // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join.
-            // The failure counter is reset as a registration would: the imported state is fresh.
+            // The failure counter is the imported one: 0 from another server, as a registration would
+            // set it; a Herald store's own count from `herald migrate`.
             try db.cachedStatement(sql: """
                 INSERT INTO subscribers (id, proto, token, identity, lang, version, category, content_available, created, updated, failures)
                 SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'),
                        json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'),
-                       json_extract(value, '$[8]'), json_extract(value, '$[9]'), 0
+                       json_extract(value, '$[8]'), json_extract(value, '$[9]'), json_extract(value, '$[11]')
                 FROM json_each(?) WHERE true
                 ON CONFLICT (id) DO UPDATE SET
                     proto = excluded.proto, token = excluded.token, identity = excluded.identity, lang = excluded.lang,
                     version = excluded.version, category = excluded.category, content_available = excluded.content_available,
-                    created = excluded.created, updated = excluded.updated, failures = 0
+                    created = excluded.created, updated = excluded.updated, failures = excluded.failures
                 """)
                 .execute(arguments: [rows])
             // The insert trigger gave new subscribers a badges row; every row of the batch has one now.
@@ -128,15 +129,20 @@ extension SQLiteStore {
             latest[entry.event.rawValue] = entry
         }
         let rows = try SQLiteCodec.jsonRows(latest.values.map { entry in
-            [.text(entry.event.rawValue), .integer(entry.created), .integer(entry.total), entry.last.map { .integer($0) } ?? .null]
+            [
+                .text(entry.event.rawValue), .integer(entry.created), .integer(entry.total), entry.last.map { .integer($0) } ?? .null,
+                entry.delivered.map { .integer($0) } ?? .null, entry.failed.map { .integer($0) } ?? .null,
+            ]
         })
+        let hasCounts = latest.values.contains { $0.delivered != nil || $0.failed != nil }
         let written = try await pool.write { db in
-            try String.fetchAll(
+            let written = try String.fetchAll(
                 db.cachedStatement(sql: """
-                    INSERT INTO events (name, created, total, last)
-                    SELECT new.name, new.created, new.total, new.last FROM (
+                    INSERT INTO events (name, created, total, last, delivered, failed)
+                    SELECT new.name, new.created, new.total, new.last, coalesce(new.delivered, 0), coalesce(new.failed, 0) FROM (
                         SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS created,
-                               json_extract(value, '$[2]') AS total, json_extract(value, '$[3]') AS last
+                               json_extract(value, '$[2]') AS total, json_extract(value, '$[3]') AS last,
+                               json_extract(value, '$[4]') AS delivered, json_extract(value, '$[5]') AS failed
                         FROM json_each(?)
                     ) AS new
                     WHERE CASE
@@ -149,6 +155,21 @@ extension SQLiteStore {
                     RETURNING name
                     """),
                 arguments: [rows])
+            // Delivery counts where given (`herald migrate`), on the rows just written only. A second
+            // statement because an upsert's update cannot tell a missing count from the 0 inserted.
+            if !written.isEmpty, hasCounts {
+                try db.cachedStatement(sql: """
+                    UPDATE events SET delivered = coalesce(new.delivered, events.delivered), failed = coalesce(new.failed, events.failed)
+                    FROM (
+                        SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[4]') AS delivered,
+                               json_extract(value, '$[5]') AS failed
+                        FROM json_each(?)
+                    ) AS new
+                    WHERE events.name = new.name AND new.name IN (SELECT value FROM json_each(?))
+                    """)
+                    .execute(arguments: [rows, SQLiteCodec.jsonArray(written)])
+            }
+            return written
         }
         return try written.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { try SQLiteCodec.eventName($0, table: "events") }
     }

@@ -5,10 +5,11 @@ import HeraldStore
 extension SQLiteStore {
     /// Refreshes the subscriber with the registration's `(proto, identity)` in one
     /// `UPDATE … RETURNING` (the common case: every app launch), else inserts a new one,
-    /// drawing another id on the rare collision.
+    /// drawing another id on the rare collision. Concurrent registrations share one transaction
+    /// (``SQLiteGroupCommit``), each in a savepoint of its own.
     public func register(_ registration: SubscriberRegistration, now: Int64) async throws -> (subscriber: Subscriber, created: Bool) {
         let makeID = self.makeID
-        return try await pool.write { db in
+        return try await groupCommit.write { db in
             try Self.register(registration, now: now, makeID: makeID, in: db)
         }
     }

@@ -29,6 +29,8 @@ public final class SQLiteStore: HeraldStore {
     public let clock: WallClock
     /// Wake-ups, filled in-process after each commit that brings work.
     let wakeUpHub = StoreWakeUps()
+    /// Registrations and publishes: concurrent ones share one transaction and its sync.
+    let groupCommit: SQLiteGroupCommit
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date;
     /// `clock` is the time leases and due times are reckoned in (tests drive it).
@@ -46,6 +48,7 @@ public final class SQLiteStore: HeraldStore {
         configuration.foreignKeysEnabled = true
         configuration.label = "HeraldStore"
         pool = try DatabasePool(path: path, configuration: configuration)
+        groupCommit = SQLiteGroupCommit(pool: pool)
         self.makeID = makeID
         do {
             let version = try pool.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? ""

@@ -1,12 +1,13 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldRedis
 import HeraldSimulators
 import HeraldTestSupport
 import HeraldZeroMQ
 import NIOCore
 import Testing
 
-/// Issues 16 and 17: a message accepted by a compat stand-in (gorush, apns-ms, Choominator, push2mob) survives
+/// Issues 16 and 17: a message accepted by a compat stand-in (gorush, apns-ms, Choominator, push2mob, suj-pusher) survives
 /// `kill -9` of Herald before it is delivered.
 ///
 /// Each test runs the real `herald` binary against an APNs simulator in this process that never
@@ -31,8 +32,14 @@ import Testing
     /// runs `accept` (the stand-in's intake, with the process's main port), waits until the first
     /// APNs request arrived, kills the process, and starts it again against a fresh simulator;
     /// returns once that simulator accepted a notification for every token in `expected`.
-    func crashAndRestart(compat: String, expected: Set<String>, accept: (Int) async throws -> Void) async throws -> Run {
-        let bed = try await APNsTestBed.start()
+    ///
+    /// `certificateAuthentication` and `configure` shape the simulator (suj-pusher's messages carry
+    /// their own certificate, issued by an authority the test chose).
+    func crashAndRestart(
+        compat: String, expected: Set<String>, certificateAuthentication: Bool = false,
+        configure: (inout APNsSimulator.Configuration) -> Void = { _ in }, accept: (Int) async throws -> Void
+    ) async throws -> Run {
+        let bed = try await APNsTestBed.start(certificateAuthentication: certificateAuthentication, configure: configure)
         // The first process's requests are held forever: it dies with them unanswered.
         bed.simulator.injectNext(Array(repeating: .hang, count: Self.hangs))
         let directory = TestHerald.makeTemporaryDirectory()
@@ -214,5 +221,49 @@ import Testing
         }
         #expect(Set(run.accepted.map(\.token)) == Set(tokens))
         #expect(run.accepted.allSatisfy { $0.body == #"{"aps":{"alert":"push2mob"}}"# }, "\(run.accepted.map(\.body))")
+    }
+
+    /// suj-pusher's messages taken off the Redis list (compat.md §2.2): `kill -9` while some are on
+    /// the list, one may be between the list and the store, and the stored ones are in flight loses
+    /// none of them.
+    @Test func sujPusherMessagesSurviveKill() async throws {
+        let redis = try await RedisTestServer.start()
+        let client = RedisConnection(url: redis.url())
+        do {
+            let authority = try SimulatorCertificateAuthority(directory: TestHerald.makeTemporaryDirectory())
+            let certificate = try authority.issueClientCertificate(topic: "com.example.app")
+            let pem = try #require(String(data: try JSONEncoder().encode(certificate.certificatePEM + "\n" + certificate.privateKeyPEM), encoding: .utf8))
+            let apnsPort = try HeraldProcess.freePort()
+            let endpoint = "https://127.0.0.1:\(apnsPort)"
+            let tokens = (0..<40).map { APNsTestBed.token(400 + $0) }
+            let compat = """
+                outbound:
+                  ca_file: \(try #require(authority.caCertificateFile))
+                compat:
+                  suj_pusher: {redis: "redis://127.0.0.1:\(redis.port)/0", apns_endpoints: {production: "\(endpoint)", sandbox: "\(endpoint)"}}
+                """
+            let run = try await crashAndRestart(
+                compat: compat, expected: Set(tokens), certificateAuthentication: true,
+                configure: { configuration in
+                    configuration.port = apnsPort
+                    configuration.certificateAuthority = authority
+                }
+            ) { _ in
+                // One message per token, so that the kill finds some still on the list.
+                for token in tokens {
+                    let message = #"{"apn_ids":["\#(token)"],"cert":\#(pem),"data":{"aps":{"alert":"suj"}}}"#
+                    _ = try await client.send(["LPUSH", "pusher:suj_pusher_msgs", message])
+                }
+            }
+            #expect(Set(run.accepted.map { $0.token.lowercased() }) == Set(tokens))
+            #expect(try await client.send(["LLEN", "pusher:suj_pusher_msgs"]).integer == 0)
+            #expect(try await client.send(["LLEN", "pusher:suj_pusher_processing:0"]).integer == 0, "nothing left half-taken")
+        } catch {
+            await client.close()
+            await redis.stop()
+            throw error
+        }
+        await client.close()
+        await redis.stop()
     }
 }

@@ -206,8 +206,10 @@ import Testing
         await receiver.stop()
     }
 
-    /// `kill -9` while deliveries wait for their retry: after the restart they are delivered.
-    @Test func crashWithPendingRetriesDeliversThemAfterRestart() async throws {
+    /// `kill -9` while deliveries wait for their retry: after the restart they are delivered, with
+    /// the store on SQLite and on PostgreSQL.
+    @Test(arguments: [TestDatabase.sqlite, .postgres])
+    func crashWithPendingRetriesDeliversThemAfterRestart(database: TestDatabase) async throws {
         let subscribers = 50
         let directory = TestHerald.makeTemporaryDirectory()
         let port = try HeraldProcess.freePort()
@@ -215,6 +217,7 @@ import Testing
         let receiver = try await WebhookReceiver.start { _ in gate.isOpen ? .ok : .serviceUnavailable }
         let config = directory + "/herald.yml"
         try """
+            \(try await database.serverSection())
             delivery:
               retry_delay: 0.5
               max_retry_delay: 1
@@ -241,8 +244,9 @@ import Testing
     }
 
     /// `kill -9` after raw sends were accepted (`202`) and before they were answered: after the
-    /// restart every one is delivered, with the body as it was sent.
-    @Test func crashBetweenAcceptingRawSendsAndDeliveringThemLosesNothing() async throws {
+    /// restart every one is delivered, with the body as it was sent, on SQLite and on PostgreSQL.
+    @Test(arguments: [TestDatabase.sqlite, .postgres])
+    func crashBetweenAcceptingRawSendsAndDeliveringThemLosesNothing(database: TestDatabase) async throws {
         let tokens = 40
         let directory = TestHerald.makeTemporaryDirectory()
         let port = try HeraldProcess.freePort()
@@ -260,6 +264,7 @@ import Testing
         }
         let config = directory + "/herald.yml"
         try """
+            \(try await database.serverSection())
             delivery:
               lease_duration: 2
             """.write(toFile: config, atomically: true, encoding: .utf8)
@@ -309,5 +314,26 @@ final class Gate: Sendable {
     func wait() async {
         state.withLock { $0.arrivals += 1 }
         while !isOpen { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+}
+
+/// The store a process test runs Herald on.
+enum TestDatabase: String, Sendable, CustomTestStringConvertible {
+    /// The default: a SQLite file in the test's directory.
+    case sqlite
+    /// A fresh database on the shared PostgreSQL test server.
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// The `server:` section that selects it (none for SQLite, Herald's default).
+    func serverSection() async throws -> String {
+        switch self {
+        case .sqlite:
+            return ""
+        case .postgres:
+            let server = try await PostgresTestServer.shared()
+            return "server:\n  database: \"\(server.url(database: try await server.createDatabase()))\""
+        }
     }
 }

@@ -220,3 +220,11 @@ struct FrontEndLeaseConformanceTests {
     @Test("a lease not renewed in time goes to whoever asks next")
     func expiredLeaseIsTakenOver() async throws { try await FrontEndLeaseConformance.expiredLeaseIsTakenOver(backend) }
 }
+
+@Suite("Store conformance: importing work (herald migrate)")
+struct WorkImportConformanceTests {
+    @Test("pending work, feedback and dead letters keep their ids and fields, a rerun writes nothing, later rows get larger ids")
+    func importKeepsIdsAndIsIdempotent() async throws { try await WorkImportConformance.importKeepsIdsAndIsIdempotent(backend) }
+    @Test("imported failure counters and delivery counts are kept")
+    func importKeepsCounters() async throws { try await WorkImportConformance.importKeepsCounters(backend) }
+}

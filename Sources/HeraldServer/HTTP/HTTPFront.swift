@@ -61,7 +61,8 @@ public enum HTTPFront {
     public static func service(_ parts: Parts, logger: Logger, onBound: @escaping @Sendable (Int) -> Void) -> any Service {
         let server = parts.server
         let router = Router(context: HeraldRequestContext.self)
-        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: parts.metrics))
+        let routeMethods = RouteMethods()
+        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: parts.metrics, routeMethods: routeMethods))
         PushdRoutes(
             store: parts.store, providers: parts.providers, intake: parts.intake, authorizer: parts.authorizer, hub: parts.hub, logger: logger,
             clock: parts.store.clock
@@ -73,6 +74,7 @@ public enum HTTPFront {
         DashboardRoutes(store: parts.store, authorizer: parts.authorizer, providers: parts.providers, feed: parts.dashboard).register(on: router)
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
         for routes in parts.additionalRoutes { routes.register(on: router) }
+        routeMethods.load(router)
 
         // The same read timeouts guard HTTP/1.1 connections and, over TLS, each HTTP/2 stream.
         let http1 = HTTP1Channel.Configuration(

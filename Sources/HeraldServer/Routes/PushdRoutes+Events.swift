@@ -54,19 +54,10 @@ extension PushdRoutes {
         return .noContent
     }
 
-    /// `GET /status` (§4.17): 204 when a trivial query succeeds within 2 seconds.
+    /// `GET /status` (§4.17): 204 when a trivial query succeeded within 2 seconds, at most a
+    /// second ago (`StoreHealth`), 503 otherwise.
     func status(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        let store = self.store
-        let healthy = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await store.ping()) != nil }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(2))
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let healthy = await health.isHealthy()
         guard healthy else { throw APIError.unavailable }
         return .noContent
     }

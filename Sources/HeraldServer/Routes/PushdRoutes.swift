@@ -23,6 +23,8 @@ public struct PushdRoutes: Sendable {
     let hub: EventStreamHub?
     let logger: Logger
     let clock: WallClock
+    /// `GET /status`'s cached ping.
+    let health: StoreHealth
 
     /// Creates the routes. `hub` is `nil` when `event_source.enabled` is false.
     public init(
@@ -31,6 +33,7 @@ public struct PushdRoutes: Sendable {
     ) {
         self.clock = clock
         self.store = store
+        self.health = StoreHealth { try await store.ping() }
         self.providers = providers
         self.intake = intake
         self.authorizer = authorizer
