@@ -28,6 +28,11 @@ public struct DeliveryEngine: Sendable {
     public let observers = DeliveryObservers()
 
     /// Creates an engine; `owner` identifies this process in leases.
+    /// Records `herald_deliveries_in_flight{provider}` now (called when the metrics are read).
+    public func sampleInFlight() {
+        bulkheads.sampleInFlight()
+    }
+
     public init(
         store: any HeraldStore,
         providers: ProviderSet,

@@ -127,6 +127,7 @@ public struct HeraldApplication: Sendable {
         let engine = DeliveryEngine(
             store: store, providers: providers, policy: policy, owner: owner, logger: logger.child("herald.delivery"),
             metricsFactory: metrics.factory)
+        metrics.addSampler { engine.sampleInFlight() }
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
                 maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
@@ -147,10 +148,11 @@ public struct HeraldApplication: Sendable {
             try? await store.close()
             throw error
         }
+        let dashboard = DashboardFeed(store: store, metrics: metrics, hub: hub, providers: providers, logger: logger.child("herald.dashboard"))
         let application = HTTPFront.service(
             HTTPFront.Parts(
                 server: server, store: store, providers: providers, intake: intake, authorizer: authorizer, hub: hub, metrics: metrics,
-                additionalRoutes: additionalRoutes, tls: tls),
+                dashboard: dashboard, additionalRoutes: additionalRoutes, tls: tls),
             logger: logger, onBound: bound.http)
 
         // Services stop in reverse order: the workers stop handing work over, then the deliveries in
@@ -178,9 +180,10 @@ public struct HeraldApplication: Sendable {
         // The apns-ms front-end reloads its own certificate (its services include their reloader).
         if let tls { services.append(TLSReloadService(credentials: [tls], logger: logger.child("herald.tls"))) }
         services.append(application)
-        // Shut down first (services stop in reverse order): open event streams end, so the
-        // HTTP server's graceful shutdown does not wait on them.
+        // Shut down first (services stop in reverse order): open event streams and dashboards end,
+        // so the HTTP server's graceful shutdown does not wait on them.
         if let hub { services.append(hub) }
+        services.append(dashboard)
         self.services = services
     }
 

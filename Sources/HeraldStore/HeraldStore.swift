@@ -59,6 +59,10 @@ public protocol SubscriberStore: Sendable {
     /// The subscriber with `id`, or `nil`.
     func subscriber(_ id: SubscriberID) async throws -> Subscriber?
 
+    /// The subscriber registered as `(proto, identity)` (the provider's normalized form of its
+    /// token), or `nil`: the dashboard's search by token.
+    func subscriber(proto: String, identity: String) async throws -> Subscriber?
+
     /// Merges `fields` into the subscriber, sets `updated = now` and resets its failure counter.
     /// - Returns: `false` when there is no such subscriber.
     func updateSubscriber(_ id: SubscriberID, fields: SubscriberFields, now: Int64) async throws -> Bool
@@ -436,6 +440,10 @@ public protocol RetryQueue: Sendable {
     /// the later of its due time and its lease's expiry, so that retries a crashed worker
     /// held are picked up again.
     func nextRetryDue() async throws -> Int64?
+
+    /// How many deliveries are due at `nowMillis` and held by no worker: what a claim would take
+    /// now if it had room (the dashboard's "retries due", `herald_retries_due`).
+    func retriesDue(nowMillis: Int64) async throws -> Int
 }
 
 /// The effect of one delivery on its subscriber, recorded in a batch.

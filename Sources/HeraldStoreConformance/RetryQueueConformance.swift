@@ -2,9 +2,9 @@ import HeraldCore
 import HeraldStore
 import Testing
 
-/// `RetryQueue`: scheduling, leased claims, rescheduling, completion, the next due time (§11.4).
+/// `RetryQueue`: scheduling, leased claims, rescheduling, completion, the next due time and the count due (§11.4).
 public enum RetryQueueConformance {
-    /// retries round-trip and are claimed when due, earliest first
+    /// retries round-trip and are claimed when due, earliest first; those due and free are counted
     public static func scheduleAndClaim(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let ids = try await registerMany(store, count: 3)
@@ -17,6 +17,8 @@ public enum RetryQueueConformance {
             #expect(try await store.backlog() == Backlog(jobs: 0, retries: 3))
             #expect(try await store.nextRetryDue() == 1_000)
             #expect(try await store.claimDueRetries(limit: 10, lease: Lease(owner: "a", expiresAt: 60_000), nowMillis: 999).isEmpty)
+            #expect(try await store.retriesDue(nowMillis: 999) == 0)
+            #expect(try await store.retriesDue(nowMillis: 2_500) == 2)
 
             let claimed = try await store.claimDueRetries(limit: 10, lease: Lease(owner: "a", expiresAt: 60_000), nowMillis: 2_500)
             #expect(claimed.map(\.subscriberID) == [ids[0], ids[2]])
@@ -31,6 +33,10 @@ public enum RetryQueueConformance {
 
             // The unclaimed one is next.
             #expect(try await store.nextRetryDue() == 3_000)
+            // Held ones are not due for anyone else until their lease ends.
+            #expect(try await store.retriesDue(nowMillis: 2_500) == 0)
+            #expect(try await store.retriesDue(nowMillis: 5_000) == 1)
+            #expect(try await store.retriesDue(nowMillis: 60_001) == 3)
             #expect(try await store.claimDueRetries(limit: 10, lease: Lease(owner: "b", expiresAt: 60_000), nowMillis: 2_500).isEmpty)
             let limited = try await store.claimDueRetries(limit: 1, lease: Lease(owner: "b", expiresAt: 60_000), nowMillis: 5_000)
             #expect(limited.map(\.subscriberID) == [ids[1]])

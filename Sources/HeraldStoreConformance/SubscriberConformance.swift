@@ -4,7 +4,7 @@ import Testing
 
 /// `SubscriberStore`: registration, lookup, update, deletion and badges (§3.1, §4.2–4.5, §7).
 public enum SubscriberConformance {
-    /// register creates a subscriber with a fresh id
+    /// register creates a subscriber with a fresh id, found by id and by (proto, identity)
     public static func registerCreates(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in
             let fields = SubscriberFields(lang: "fr", badge: "0")
@@ -21,6 +21,9 @@ public enum SubscriberConformance {
             #expect(subscriber.updated == TestTime.t0)
             #expect(subscriber.failures == 0)
             #expect(try await store.subscriber(subscriber.id) == subscriber)
+            #expect(try await store.subscriber(proto: "apns", identity: apns(1).identity) == subscriber)
+            #expect(try await store.subscriber(proto: "gcm", identity: apns(1).identity) == nil)
+            #expect(try await store.subscriber(proto: "apns", identity: apns(3).identity) == nil)
 
             let other = try await store.register(apns(2), now: TestTime.t0)
             #expect(other.created)

@@ -98,6 +98,17 @@ extension PostgresStore {
         }
     }
 
+    /// Counts what ``claimDueRetries(limit:lease:nowMillis:)`` would take at `nowMillis` with no limit.
+    public func retriesDue(nowMillis: Int64) async throws -> Int {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query(
+                "SELECT count(*) FROM retries WHERE due_at <= \(nowMillis) AND (lease_expires IS NULL OR lease_expires < \(nowMillis))",
+                logger: logger
+            ).map { try $0.decode(Int.self) }.first ?? 0
+        }
+    }
+
     /// The raw columns of ``retryColumns``.
     typealias RetryTuple = (Int64, String?, String?, String?, Bool, Int32?, Int32, Int64, Int64, String?, String?, String?, String, String?, Int32?)
 

@@ -110,6 +110,17 @@ extension PostgresStore {
         }
     }
 
+    /// Reads the subscriber through the `(proto, identity)` unique index.
+    public func subscriber(proto: String, identity: String) async throws -> Subscriber? {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query("""
+                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM subscribers AS s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
+                WHERE s.proto = \(proto) AND s.identity = \(identity)
+                """, logger: logger).map(PostgresCodec.subscriber).first
+        }
+    }
+
     /// Merges the given fields in SQL (`coalesce`), so a ping is one statement with no read.
     public func updateSubscriber(_ id: SubscriberID, fields: SubscriberFields, now: Int64) async throws -> Bool {
         let logger = self.logger

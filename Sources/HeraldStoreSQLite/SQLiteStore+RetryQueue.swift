@@ -129,6 +129,15 @@ extension SQLiteStore {
         }
     }
 
+    /// Counts what ``claimDueRetries(limit:lease:nowMillis:)`` would take at `nowMillis` with no limit.
+    public func retriesDue(nowMillis: Int64) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT count(*) FROM retries WHERE due_at <= ? AND (lease_expires IS NULL OR lease_expires < ?)"),
+                arguments: [nowMillis, nowMillis]) ?? 0
+        }
+    }
+
     /// The columns ``retry(_:decoded:)`` reads, in its order.
     static let retryColumns = """
         id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason,

@@ -107,6 +107,16 @@ extension SQLiteStore {
         }
     }
 
+    /// Reads the subscriber through the `(proto, identity)` unique index.
+    public func subscriber(proto: String, identity: String) async throws -> Subscriber? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(SQLiteCodec.subscriberColumns()) FROM subscribers WHERE proto = ? AND identity = ?"),
+                arguments: [proto, identity]
+            ).map { SQLiteCodec.subscriber($0) }
+        }
+    }
+
     /// Merges the given fields in SQL (`coalesce`), so a ping is one statement with no read.
     public func updateSubscriber(_ id: SubscriberID, fields: SubscriberFields, now: Int64) async throws -> Bool {
         try await pool.write { db in

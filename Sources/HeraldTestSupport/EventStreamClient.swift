@@ -42,6 +42,11 @@ public final class EventStreamClient: Sendable {
         try await eventually(limit: limit) { self.received.contains(fragment) }
     }
 
+    /// Waits until the server ends the stream (or ``close()`` is called).
+    public func waitForEnd() async {
+        await reader.withLock { $0 }?.value
+    }
+
     /// Closes the connection.
     public func close() {
         reader.withLock { $0 }?.cancel()

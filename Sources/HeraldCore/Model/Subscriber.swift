@@ -77,7 +77,7 @@ public struct Subscriber: Sendable, Equatable {
     public var created: Int64
     /// Unix seconds of the last registration or update.
     public var updated: Int64
-    /// Consecutive subscriber failures (never returned by the API).
+    /// Consecutive subscriber failures (not returned by the pushd API; the dashboard's admin search shows it).
     public var failures: Int
 
     /// Creates a subscriber record.

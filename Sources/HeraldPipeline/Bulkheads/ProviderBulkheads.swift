@@ -39,6 +39,9 @@ final class ProviderBulkheads: Sendable {
         fileprivate let idle = Atomic<Bool>(true)
         fileprivate let hosts: Mutex<[String: HostCompartment]>
         fileprivate let up: Gauge
+        /// `herald_deliveries_in_flight{provider}`: recorded when sampled (``ProviderBulkheads/sampleInFlight()``),
+        /// not on every acquire, so the hot path pays nothing for it.
+        fileprivate let inFlight: Gauge
 
         fileprivate init(name: String, budget: Int, hostLimit: Int, breaker: CircuitBreaker, factory: any MetricsFactory) {
             self.name = name
@@ -48,6 +51,8 @@ final class ProviderBulkheads: Sendable {
             self.hosts = Mutex([:])
             self.up = Gauge(label: "herald_provider_up", dimensions: [("provider", name)], factory: factory)
             up.record(1)
+            self.inFlight = Gauge(label: "herald_deliveries_in_flight", dimensions: [("provider", name)], factory: factory)
+            inFlight.record(0)
         }
     }
 
@@ -84,6 +89,13 @@ final class ProviderBulkheads: Sendable {
         self.template = template
         self.hostWaitMillis = max(1, limits.breakerOpenMillis)
         self.logger = logger
+    }
+
+    /// Records each provider's deliveries in flight now: the permits of its budget that are held.
+    func sampleInFlight() {
+        for compartment in compartments.values {
+            compartment.inFlight.record(compartment.budget.capacity - compartment.budget.available)
+        }
     }
 
     /// The compartment of a provider.

@@ -11,8 +11,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Herald's own HTTP port: the rs/pushd API, the raw-send route, the admin routes, Web Push's
-/// key and the Server-Sent Events stream, behind one error middleware and read timeouts; over
+/// Herald's own HTTP port: the rs/pushd API, the raw-send route, the admin routes and the
+/// dashboard, Web Push's key and the Server-Sent Events stream, behind one error middleware and read timeouts; over
 /// plain HTTP/1.1, or over TLS with HTTP/2 or HTTP/1.1 by ALPN when `server.http.tls` is set.
 public enum HTTPFront {
     /// What the routes are built from.
@@ -31,6 +31,8 @@ public enum HTTPFront {
         public var hub: EventStreamHub?
         /// The registry `GET /metrics` renders.
         public var metrics: ServerMetrics
+        /// The dashboards' stream of metric snapshots (a service the application runs).
+        public var dashboard: DashboardFeed
         /// Front-ends' routes on this port.
         public var additionalRoutes: [any HTTPRoutes]
         /// The certificate and key when the port serves TLS (`server.http.tls`); `nil` for plain HTTP.
@@ -39,8 +41,10 @@ public enum HTTPFront {
         /// Collects the parts.
         public init(
             server: HeraldConfiguration.Server, store: any HeraldStore, providers: ProviderSet, intake: Intake, authorizer: Authorizer,
-            hub: EventStreamHub?, metrics: ServerMetrics, additionalRoutes: [any HTTPRoutes] = [], tls: TLSCredentials? = nil
+            hub: EventStreamHub?, metrics: ServerMetrics, dashboard: DashboardFeed, additionalRoutes: [any HTTPRoutes] = [],
+            tls: TLSCredentials? = nil
         ) {
+            self.dashboard = dashboard
             self.additionalRoutes = additionalRoutes
             self.tls = tls
             self.server = server
@@ -67,6 +71,7 @@ public enum HTTPFront {
         AdminRoutes(
             store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
         ).register(on: router)
+        DashboardRoutes(store: parts.store, authorizer: parts.authorizer, providers: parts.providers, feed: parts.dashboard).register(on: router)
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
         for routes in parts.additionalRoutes { routes.register(on: router) }
         routeMethods.load(router)

@@ -1,6 +1,7 @@
 import HeraldPipeline
 import Metrics
 import Prometheus
+import Synchronization
 
 /// The server's Prometheus registry and the instruments of the HTTP front.
 ///
@@ -15,6 +16,9 @@ public struct ServerMetrics: Sendable {
     private let backlogJobs: Metrics.Gauge
     private let backlogRetries: Metrics.Gauge
     private let listeners: Metrics.Gauge
+    private let retriesDue: Metrics.Gauge
+    /// What other components record just before the registry is read (the bulkheads' in-flight counts).
+    private let samplers: SamplerList
 
     /// Creates a fresh registry.
     public init() {
@@ -29,6 +33,13 @@ public struct ServerMetrics: Sendable {
         self.backlogJobs = Metrics.Gauge(label: "herald_backlog", dimensions: [("kind", "jobs")], factory: factory)
         self.backlogRetries = Metrics.Gauge(label: "herald_backlog", dimensions: [("kind", "retries")], factory: factory)
         self.listeners = Metrics.Gauge(label: "herald_sse_listeners", factory: factory)
+        self.retriesDue = Metrics.Gauge(label: "herald_retries_due", factory: factory)
+        self.samplers = SamplerList()
+    }
+
+    /// Adds `sampler`, run whenever the gauges are sampled, before the registry is rendered.
+    public func addSampler(_ sampler: @escaping @Sendable () -> Void) {
+        samplers.append(sampler)
     }
 
     /// Counts an HTTP request by route pattern (not the raw path, to keep labels bounded) and status.
@@ -38,10 +49,12 @@ public struct ServerMetrics: Sendable {
     }
 
     /// Records the sampled gauges.
-    func sample(jobs: Int, retries: Int, listeners: Int, providers: ProviderSet) {
+    func sample(jobs: Int, retries: Int, retriesDue: Int, listeners: Int, providers: ProviderSet) {
         backlogJobs.record(jobs)
         backlogRetries.record(retries)
+        self.retriesDue.record(retriesDue)
         self.listeners.record(listeners)
+        samplers.runAll()
         for (name, provider) in providers.byName {
             guard let statistics = provider.connectionStatistics else { continue }
             Metrics.Gauge(label: "herald_provider_connections", dimensions: [("provider", name)], factory: factory).record(statistics.connections)

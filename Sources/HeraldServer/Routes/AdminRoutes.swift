@@ -53,8 +53,7 @@ public struct AdminRoutes: Sendable {
 
     /// `GET /metrics`: the Prometheus text exposition format, with the backlog and listener gauges sampled now.
     func prometheusText() async throws -> Response {
-        let backlog = try await store.backlog()
-        metrics.sample(jobs: backlog.jobs, retries: backlog.retries, listeners: hub?.listenerCount ?? 0, providers: providers)
+        try await GaugeSampler(store: store, metrics: metrics, hub: hub, providers: providers).sample()
         return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
