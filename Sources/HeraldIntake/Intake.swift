@@ -58,11 +58,12 @@ public struct Intake: Sendable {
     /// Publishes `payload` (pushd's keys, §5) to `event`: compiled, committed as a job (which wakes
     /// the fan-out), and announced to Server-Sent Events listeners (§6.1).
     ///
-    /// - Returns: the job's id, or `nil` when nobody is subscribed (listeners were still served).
+    /// - Returns: the publish's receipt: its id, and its job's id (`nil` when nobody is subscribed;
+    ///   listeners were still served).
     /// - Throws: ``IntakeError`` (invalid payload, unknown unicast subscriber, overloaded, store
     ///   unavailable); nothing is published when it throws.
     @discardableResult
-    public func publish(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin = .pushd) async throws(IntakeError) -> Int64? {
+    public func publish(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin = .pushd) async throws(IntakeError) -> PublishReceipt {
         do {
             let job = try await enqueue(payload, to: event, origin: origin)
             metrics.publishAccepted()
@@ -73,14 +74,15 @@ public struct Intake: Sendable {
         }
     }
 
-    private func enqueue(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin) async throws(IntakeError) -> Int64? {
+    private func enqueue(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin) async throws(IntakeError) -> PublishReceipt {
         var notification: PublishedEvent
         do {
             notification = try PayloadCompiler.compile(payload, event: event.rawValue)
         } catch {
             throw .invalidRequest(error.reason)
         }
-        notification.publishID = DeliveryContent.newPublishID()
+        let publishID = DeliveryContent.newPublishID()
+        notification.publishID = publishID
         try await gate.admit()
         let audience: PublishAudience = switch event.audience {
         case .subscribers: .subscribers(event)
@@ -100,10 +102,10 @@ public struct Intake: Sendable {
             throw .unknownSubscriber(SubscriberID(rawValue: ""))
         case .queued(let jobID):
             await announce(notification)
-            return jobID
+            return PublishReceipt(id: publishID, jobID: jobID)
         case .noAudience:
             await announce(notification)
-            return nil
+            return PublishReceipt(id: publishID, jobID: nil)
         }
     }
 
@@ -117,7 +119,8 @@ public struct Intake: Sendable {
         } catch {
             throw .invalidRequest(error.reason)
         }
-        notification.publishID = DeliveryContent.newPublishID()
+        let publishID = DeliveryContent.newPublishID()
+        notification.publishID = publishID
         try await gate.admit()
         let result: EnqueueResult
         do {

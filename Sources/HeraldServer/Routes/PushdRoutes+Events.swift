@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldIntake
 import HeraldPipeline
@@ -39,12 +40,35 @@ extension PushdRoutes {
         return .json(writer.text)
     }
 
-    /// `POST /event/:event` — publish (§4.15).
+    /// `POST /event/:event` — publish (§4.15). pushd's `204` carries the publish's id in
+    /// `Herald-Publish-Id`; a client that accepts JSON gets `202` with `{"id":...}` instead.
     func publishEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
         let body = try await body(request)
-        try await answering { () async throws(IntakeError) in try await intake.publish(body, to: event) }
-        return .noContent
+        let receipt = try await answering { () async throws(IntakeError) in try await intake.publish(body, to: event) }
+        var response: Response
+        if Self.acceptsJSON(request) {
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("id")
+            writer.string(receipt.id)
+            writer.endObject()
+            response = .json(writer.text, status: .accepted)
+        } else {
+            response = .noContent
+        }
+        response.headers[Self.publishIDHeader] = receipt.id
+        return response
+    }
+
+    /// The header an accepted publish's id is answered in.
+    static let publishIDHeader = HTTPField.Name("Herald-Publish-Id")!
+
+    /// Whether `Accept` names `application/json` (pushd's clients send none, or `*/*`, and keep their `204`).
+    static func acceptsJSON(_ request: Request) -> Bool {
+        request.headers[values: .accept].contains { value in
+            value.split(separator: ",").contains { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() == "application/json" }
+        }
     }
 
     /// `DELETE /event/:event` (§4.16).
