@@ -8,6 +8,14 @@ extension Subscriber {
     public func jsonText(includeID: Bool) -> String {
         var json = JSONWriter(capacity: 128 + token.utf8.count)
         json.beginObject()
+        writeMembers(into: &json, includeID: includeID)
+        json.endObject()
+        return json.text
+    }
+
+    /// Writes the members of ``jsonText(includeID:)`` into an object `json` has open, so that a
+    /// route answering more about a subscriber (the dashboard's search) adds its keys after them.
+    public func writeMembers(into json: inout JSONWriter, includeID: Bool) {
         json.key("proto")
         json.storedText(proto)
         json.key("token")
@@ -25,7 +33,5 @@ extension Subscriber {
             json.key("id")
             json.string(id.rawValue)
         }
-        json.endObject()
-        return json.text
     }
 }

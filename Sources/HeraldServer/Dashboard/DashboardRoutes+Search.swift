@@ -30,21 +30,8 @@ extension DashboardRoutes {
         writer.beginArray()
         for subscriber in found {
             writer.beginObject()
-            writer.key("id")
-            writer.string(subscriber.id.rawValue)
-            writer.key("proto")
-            writer.string(subscriber.proto)
-            writer.key("token")
-            writer.string(subscriber.token)
-            for name in SubscriberFields.names {
-                guard let value = subscriber.fields[name] else { continue }
-                writer.key(name)
-                writer.string(value)
-            }
-            writer.key("created")
-            writer.number(subscriber.created)
-            writer.key("updated")
-            writer.number(subscriber.updated)
+            // The pushd API's form of the subscriber, then what only the dashboard shows.
+            subscriber.writeMembers(into: &writer, includeID: true)
             writer.key("failures")
             writer.number(subscriber.failures)
             writer.key("subscriptions")
