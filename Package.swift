@@ -137,6 +137,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldPipeline",
                 "HeraldConfiguration",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -46,6 +46,15 @@ extension HeraldConfiguration {
         public var breakerOpenDuration: Duration = .seconds(2)
         /// The longest pause between two probes of an open breaker (`breaker_max_open_duration`, seconds); default 60 s.
         public var breakerMaxOpenDuration: Duration = .seconds(60)
+        /// How long the receipt of a finished publish is kept for `GET /publishes/<id>` (`receipt_retention`,
+        /// seconds); default 604800 (7 days), 0 = forever.
+        public var receiptRetention: Duration? = .seconds(604_800)
+        /// How long a publish's `Idempotency-Key` makes a repeat answer as the first did instead of
+        /// publishing again (`idempotency_window`, seconds); default 86400 (24 hours), at least 1 s.
+        public var idempotencyWindow: Duration = .seconds(86_400)
+        /// How far ahead a publish may be scheduled with `at` or `delay` (`max_schedule_ahead`, seconds);
+        /// default 2592000 (30 days), at least 1 s.
+        public var maxScheduleAhead: Duration = .seconds(2_592_000)
 
         /// Creates a delivery section; every argument defaults to the documented default.
         public init(
@@ -106,6 +115,9 @@ extension HeraldConfiguration {
             if commitInterval > .seconds(1) {
                 throw ConfigurationError(key: section.keyPath("commit_interval"), "commit_interval must be at most 1 second")
             }
+            receiptRetention = try age("receipt_retention", receiptRetention)
+            idempotencyWindow = try section.duration("idempotency_window", minimum: .seconds(1)) ?? idempotencyWindow
+            maxScheduleAhead = try section.duration("max_schedule_ahead", minimum: .seconds(1)) ?? maxScheduleAhead
             breakerThreshold = try section.int("breaker_threshold", atLeast: 0) ?? breakerThreshold
             breakerOpenDuration = try section.duration("breaker_open_duration", minimum: .milliseconds(1)) ?? breakerOpenDuration
             breakerMaxOpenDuration = try section.duration("breaker_max_open_duration", minimum: .milliseconds(1)) ?? breakerMaxOpenDuration

@@ -16,6 +16,7 @@ public struct Intake: Sendable {
     public let providers: ProviderSet
     let gate: BacklogGate
     let observers: DeliveryObservers?
+    let publishing: PublishPolicy
     let metrics: IntakeMetrics
     let logger: Logger
     /// The clock publishes and sends are stamped with: the store's.
@@ -36,9 +37,10 @@ public struct Intake: Sendable {
     /// delivery engine's); without it that call waits for nothing.
     public init(
         store: any HeraldStore, providers: ProviderSet, maxBacklog: Int = 0, observers: DeliveryObservers? = nil,
-        metrics: IntakeMetrics = IntakeMetrics(), logger: Logger
+        publishing: PublishPolicy = PublishPolicy(), metrics: IntakeMetrics = IntakeMetrics(), logger: Logger
     ) {
         self.observers = observers
+        self.publishing = publishing
         self.store = store
         self.providers = providers
         self.gate = BacklogGate(store: store, limit: maxBacklog)
@@ -56,16 +58,23 @@ public struct Intake: Sendable {
     // MARK: - Publishing
 
     /// Publishes `payload` (pushd's keys, §5) to `event`: compiled, committed as a job (which wakes
-    /// the fan-out), and announced to Server-Sent Events listeners (§6.1).
+    /// the fan-out) with its receipt, and announced to Server-Sent Events listeners (§6.1).
     ///
-    /// - Returns: the publish's receipt: its id, and its job's id (`nil` when nobody is subscribed;
-    ///   listeners were still served).
-    /// - Throws: ``IntakeError`` (invalid payload, unknown unicast subscriber, overloaded, store
-    ///   unavailable); nothing is published when it throws.
+    /// The payload may carry a delivery time, `at` (Unix seconds or RFC 3339) or `delay` (seconds):
+    /// the publish is then stored to be released when due (``PublishSchedule``). With an
+    /// `idempotencyKey`, a repeat of a publish made within ``PublishPolicy/idempotencyWindow`` is
+    /// answered with the first one's receipt and publishes nothing.
+    ///
+    /// - Returns: the publish's receipt: its id, and its job's id (`nil` when nobody is subscribed,
+    ///   when it is scheduled, or for a repeat).
+    /// - Throws: ``IntakeError`` (invalid payload or schedule, unknown unicast subscriber, reused
+    ///   idempotency key, overloaded, store unavailable); nothing is published when it throws.
     @discardableResult
-    public func publish(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin = .pushd) async throws(IntakeError) -> PublishReceipt {
+    public func publish(
+        _ payload: BodyValue, to event: EventName, origin: DeliveryOrigin = .pushd, idempotencyKey: String? = nil
+    ) async throws(IntakeError) -> PublishReceipt {
         do {
-            let job = try await enqueue(payload, to: event, origin: origin)
+            let job = try await enqueue(payload, to: event, origin: origin, idempotencyKey: idempotencyKey)
             metrics.publishAccepted()
             return job
         } catch {
@@ -74,10 +83,14 @@ public struct Intake: Sendable {
         }
     }
 
-    private func enqueue(_ payload: BodyValue, to event: EventName, origin: DeliveryOrigin) async throws(IntakeError) -> PublishReceipt {
+    private func enqueue(
+        _ payload: BodyValue, to event: EventName, origin: DeliveryOrigin, idempotencyKey: String?
+    ) async throws(IntakeError) -> PublishReceipt {
+        let now = clock.nowSeconds()
+        let (schedule, rest) = try PublishSchedule.extract(from: payload, now: now, maxAhead: publishing.maxScheduleAhead)
         var notification: PublishedEvent
         do {
-            notification = try PayloadCompiler.compile(payload, event: event.rawValue)
+            notification = try PayloadCompiler.compile(rest, event: event.rawValue)
         } catch {
             throw .invalidRequest(error.reason)
         }
@@ -89,9 +102,15 @@ public struct Intake: Sendable {
         case .broadcast: .broadcast
         case .unicast(let id): .unicast(id)
         }
+        let idempotency = try idempotencyKey.map { key throws(IntakeError) in
+            try IdempotencyClaim(key: key, event: event, payload: payload, origin: origin, now: now, window: publishing.idempotencyWindow)
+        }
+        let request = PublishRequest(
+            audience: audience, content: .event(notification), origin: origin, event: event.rawValue, dueAt: schedule?.dueAt,
+            idempotency: idempotency)
         let result: EnqueueResult
         do {
-            result = try await store.enqueue(audience, notification: notification, origin: origin, now: clock.nowSeconds())
+            result = try await store.enqueue(request, now: now)
         } catch {
             logger.error("cannot store a publish", metadata: ["error": "\(error)"])
             throw .unavailable
@@ -106,6 +125,43 @@ public struct Intake: Sendable {
         case .noAudience:
             await announce(notification)
             return PublishReceipt(id: publishID, jobID: nil)
+        case .scheduled:
+            return PublishReceipt(id: publishID, jobID: nil, dueAt: schedule?.dueAt)
+        case .repeated(let firstID):
+            return PublishReceipt(id: firstID, jobID: nil, repeated: true)
+        case .keyConflict:
+            throw .idempotencyKeyReused
+        }
+    }
+
+    // MARK: - Receipts
+
+    /// The receipt of a publish.
+    /// - Throws: ``IntakeError/Code/unknownPublish`` when there is none.
+    public func receipt(of id: String) async throws(IntakeError) -> PublishStatus {
+        let status: PublishStatus?
+        do {
+            status = try await store.receipt(of: id)
+        } catch {
+            throw .unavailable
+        }
+        guard let status else { throw .unknownPublish(id) }
+        return status
+    }
+
+    /// Cancels a scheduled publish.
+    /// - Throws: ``IntakeError/Code/unknownPublish`` or ``IntakeError/Code/notScheduled``.
+    public func cancelPublish(_ id: String) async throws(IntakeError) {
+        let result: CancelResult
+        do {
+            result = try await store.cancelPublish(id, now: clock.nowSeconds())
+        } catch {
+            throw .unavailable
+        }
+        switch result {
+        case .cancelled: return
+        case .unknown: throw .unknownPublish(id)
+        case .notScheduled(let state): throw .notScheduled(state: state.rawValue)
         }
     }
 

@@ -12,6 +12,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         private enum Base: String {
             case invalidRequest = "invalid_request", unknownSubscriber = "unknown_subscriber", unknownProvider = "unknown_provider"
             case invalidToken = "invalid_token", destinationNotAllowed = "destination_not_allowed", overloaded, unavailable
+            case idempotencyKeyReused = "idempotency_key_reused", unknownPublish = "unknown_publish", notScheduled = "not_scheduled"
         }
 
         private let base: Base
@@ -34,6 +35,12 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let overloaded = Code(.overloaded)
         /// The store cannot be used; nothing was accepted.
         public static let unavailable = Code(.unavailable)
+        /// An idempotency key already used for a different publish; nothing was published.
+        public static let idempotencyKeyReused = Code(.idempotencyKeyReused)
+        /// No publish has that id (or its receipt was pruned).
+        public static let unknownPublish = Code(.unknownPublish)
+        /// The publish is no longer scheduled (it started, finished or was cancelled): it cannot be cancelled.
+        public static let notScheduled = Code(.notScheduled)
 
         public var description: String { base.rawValue }
     }
@@ -46,6 +53,9 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case destinationNotAllowed(host: String)
         case overloaded(retryAfterSeconds: Int)
         case unavailable
+        case idempotencyKeyReused
+        case unknownPublish(String)
+        case notScheduled(state: String)
     }
 
     private let kind: Kind
@@ -68,6 +78,12 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func overloaded(retryAfterSeconds: Int) -> IntakeError { IntakeError(.overloaded(retryAfterSeconds: retryAfterSeconds)) }
     /// The store cannot be used.
     public static let unavailable = IntakeError(.unavailable)
+    /// An idempotency key sent before with another event or body.
+    public static let idempotencyKeyReused = IntakeError(.idempotencyKeyReused)
+    /// A publish id with no receipt.
+    public static func unknownPublish(_ id: String) -> IntakeError { IntakeError(.unknownPublish(id)) }
+    /// A publish that is no longer scheduled, in `state`.
+    public static func notScheduled(state: String) -> IntakeError { IntakeError(.notScheduled(state: state)) }
 
     /// What kind of refusal it is.
     public var code: Code {
@@ -79,6 +95,9 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .destinationNotAllowed: .destinationNotAllowed
         case .overloaded: .overloaded
         case .unavailable: .unavailable
+        case .idempotencyKeyReused: .idempotencyKeyReused
+        case .unknownPublish: .unknownPublish
+        case .notScheduled: .notScheduled
         }
     }
 
@@ -92,6 +111,9 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .destinationNotAllowed(let host): "Destination not allowed: \(host)"
         case .overloaded: "Too much work is waiting; try again later"
         case .unavailable: "Service Unavailable"
+        case .idempotencyKeyReused: "Idempotency-Key was already used for a different request"
+        case .unknownPublish(let id): "Unknown publish \(id)"
+        case .notScheduled(let state): "The publish is not scheduled any more (\(state))"
         }
     }
 

@@ -14,6 +14,8 @@ struct SettlementContext: Sendable {
     var publishedAt: Int64
     /// The job the attempts belong to; `nil` for retries.
     var job: JobTracker?
+    /// The publish whose receipt the outcomes count in, if any.
+    var receiptID: String?
 
     /// The sender's own id for the notification, for its feedback.
     var reference: String? {
@@ -97,6 +99,10 @@ extension DeliveryEngine {
             case .delivered, .deadToken:
                 break
             }
+            if let receiptID = context.receiptID {
+                settlement.receipts[receiptID, default: ReceiptProgress()].count(
+                    effect, firstAttempt: attempt.retryID == nil, deadLettered: deadLetter != nil)
+            }
             settlement.records.append(DeliveryRecord(
                 subscriberID: attempt.subscriberID, origin: context.origin, reference: context.reference, proto: attempt.proto, token: attempt.token,
                 statisticsEvent: context.statisticsEvent, effect: effect, deadLetter: deadLetter))
@@ -121,7 +127,8 @@ extension DeliveryEngine {
                 settlement.newRetries.append(QueuedDelivery(
                     recipient: recipient, origin: context.origin, statisticsEvent: context.statisticsEvent, notification: context.notification,
                     silent: attempt.silent, badge: attempt.badge, attempts: attemptsMade, maxAttempts: attempt.maxAttempts, dueAt: dueAt,
-                    publishedAt: context.publishedAt, lastReason: reason))
+                    publishedAt: context.publishedAt, lastReason: reason, receiptID: context.receiptID))
+                if let receiptID = context.receiptID { settlement.receipts[receiptID, default: ReceiptProgress()].reached += 1 }
             }
             metrics.recordRetry(provider: attempt.proto)
             return true
@@ -130,7 +137,9 @@ extension DeliveryEngine {
         var retrying = false
         switch result {
         case .skipped:
-            break
+            if let receiptID = context.receiptID {
+                settlement.receipts[receiptID, default: ReceiptProgress()].countSkipped(firstAttempt: attempt.retryID == nil)
+            }
         case .deferred(let until):
             // Not an attempt: the destination's breaker held it back. A little jitter spreads the
             // deliveries that waited when it closes again.

@@ -77,7 +77,13 @@ public struct DeliveryEngine: Sendable {
             }
         }
         if !skipped.isEmpty {
-            settler.submit(job: tracker, settled: skipped.compactMap(\.subscriberID), retries: 0) { $0.feedback.append(contentsOf: skipped) }
+            let receiptID = job.receiptID
+            settler.submit(job: tracker, settled: skipped.compactMap(\.subscriberID), retries: 0) { settlement in
+                settlement.feedback.append(contentsOf: skipped)
+                if let receiptID {
+                    settlement.receipts[receiptID, default: ReceiptProgress()].count(failure: "UnknownProvider", times: skipped.count)
+                }
+            }
         }
         let badges: [Int??]
         if case .event(let event) = job.content {
@@ -99,7 +105,7 @@ public struct DeliveryEngine: Sendable {
         if !gone.isEmpty { settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
         let context = SettlementContext(
             notification: job.content, origin: job.origin, statisticsEvent: job.audience.statisticsEvent,
-            publishedAt: job.publishedAt, job: tracker)
+            publishedAt: job.publishedAt, job: tracker, receiptID: job.receiptID)
         await run(attempts, context: context)
         return unknownProviders
     }
@@ -162,7 +168,8 @@ public struct DeliveryEngine: Sendable {
                 attempt = DeliveryAttempt(proto: proto, token: token, attemptsBefore: entry.attempts, maxAttempts: entry.maxAttempts, retryID: entry.id)
             }
             let key = RetryGroupKey(
-                notification: entry.notification, origin: entry.origin, publishedAt: entry.publishedAt, statisticsEvent: entry.statisticsEvent)
+                notification: entry.notification, origin: entry.origin, publishedAt: entry.publishedAt, statisticsEvent: entry.statisticsEvent,
+                receiptID: entry.receiptID)
             groups[key, default: []].append(attempt)
         }
         if !ended.isEmpty {
@@ -175,7 +182,7 @@ public struct DeliveryEngine: Sendable {
             for (key, attempts) in groups {
                 let context = SettlementContext(
                     notification: key.notification, origin: key.origin, statisticsEvent: key.statisticsEvent, publishedAt: key.publishedAt,
-                    job: nil)
+                    job: nil, receiptID: key.receiptID)
                 group.addTask { await run(attempts, context: context) }
             }
         }
@@ -447,4 +454,5 @@ private struct RetryGroupKey: Hashable {
     var origin: DeliveryOrigin
     var publishedAt: Int64
     var statisticsEvent: EventName?
+    var receiptID: String?
 }

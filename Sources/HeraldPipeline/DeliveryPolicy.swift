@@ -26,7 +26,11 @@ public struct DeliveryPolicy: Sendable, Equatable {
     public var deadLetterRetention: Duration? = .seconds(7 * 86_400)
     /// How long feedback entries are kept; `nil` = forever. Default 30 days.
     public var feedbackRetention: Duration? = .seconds(30 * 86_400)
-    /// How often old dead letters and feedback are pruned. Default 1 hour.
+    /// How long the receipts of finished publishes are kept; `nil` = forever. Default 7 days.
+    public var receiptRetention: Duration? = .seconds(7 * 86_400)
+    /// How long a publish's idempotency key is remembered. Default 24 hours.
+    public var idempotencyWindow: Duration = .seconds(86_400)
+    /// How often old dead letters, feedback and receipts are pruned. Default 1 hour.
     public var pruneInterval: Duration = .seconds(3600)
     /// How often idle workers look for work published by other nodes. Default 1 s.
     public var pollInterval: Duration = .seconds(1)

@@ -3,7 +3,8 @@ import HeraldStore
 import Logging
 import ServiceLifecycle
 
-/// Deletes dead letters and feedback entries older than their retention, at start and then periodically.
+/// Deletes dead letters, feedback entries and publish receipts older than their retention and
+/// forgets expired idempotency keys, at start and then periodically.
 public struct PruneService: Service, CustomStringConvertible {
     public var description: String { "PruneService" }
 
@@ -21,11 +22,6 @@ public struct PruneService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        guard policy.deadLetterRetention != nil || policy.feedbackRetention != nil else {
-            // A service that returns early would stop the whole group; idle until shutdown instead.
-            try? await gracefulShutdown()
-            return
-        }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             await pruneOnce()
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: policy.pruneInterval) }
@@ -44,6 +40,8 @@ public struct PruneService: Service, CustomStringConvertible {
                 let removed = try await store.pruneFeedback(before: now - retention.milliseconds / 1000)
                 if removed > 0 { logger.info("pruned feedback entries", metadata: ["count": "\(removed)"]) }
             }
+            let receiptsBefore = policy.receiptRetention.map { now - $0.milliseconds / 1000 } ?? .min
+            try await store.pruneReceipts(finishedBefore: receiptsBefore, keysBefore: now - policy.idempotencyWindow.milliseconds / 1000, now: now)
         } catch {
             logger.error("pruning failed; will try again", metadata: ["error": "\(error)"])
         }

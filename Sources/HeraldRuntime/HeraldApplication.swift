@@ -134,6 +134,8 @@ public struct HeraldApplication: Sendable {
             : nil
         let intake = Intake(
             store: store, providers: providers, maxBacklog: configuration.delivery.maxBacklog, observers: engine.observers,
+            publishing: PublishPolicy(
+                idempotencyWindow: configuration.delivery.idempotencyWindow, maxScheduleAhead: configuration.delivery.maxScheduleAhead),
             metrics: IntakeMetrics(factory: metrics.factory), logger: logger)
         self.intake = intake
 
@@ -165,6 +167,7 @@ public struct HeraldApplication: Sendable {
         services.append(FanOutService(store: store, engine: engine, wakeUp: fanOutWakeUp, owner: owner, logger: logger))
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
         services.append(PruneService(store: store, policy: policy, logger: logger))
+        services.append(ScheduleService(store: store, logger: logger.child("herald.schedule")))
         let frontEndContext = FrontEndContext(
             configuration: configuration, intake: intake, logger: logger, metricsFactory: metrics.factory, rateLimiter: rateLimiter,
             bound: bound.frontEnd)

@@ -17,6 +17,8 @@ extension HeraldConfiguration.Delivery {
         policy.shutdownGracePeriod = shutdownGracePeriod
         policy.deadLetterRetention = deadLetterRetention
         policy.feedbackRetention = feedbackRetention
+        policy.receiptRetention = receiptRetention
+        policy.idempotencyWindow = idempotencyWindow
         policy.commitInterval = commitInterval
         policy.breakerThreshold = breakerThreshold
         policy.breakerOpenDuration = breakerOpenDuration

@@ -13,6 +13,7 @@ import HeraldCore
 /// `HeraldStoreConformance`), run from the implementation's own test target.
 public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
     & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime & FrontEndFeedback & FrontEndLeases & SubscriberImport & WorkImport
+    & PublishReceipts
 
 /// What the store owns besides its rows: its connections, the time every node agrees on, and
 /// the stream that wakes nodes when work arrives.
@@ -204,6 +205,12 @@ public enum EnqueueResult: Sendable, Equatable {
     case noAudience
     /// A unicast or test to an id that is not a subscriber.
     case unknownSubscriber
+    /// Stored with its receipt to be released when due (``PublishReceipts``).
+    case scheduled
+    /// A repeat of the publish `publishID` under the same idempotency key: nothing stored.
+    case repeated(publishID: String)
+    /// The idempotency key was used by a publish of something else: nothing stored.
+    case keyConflict
 }
 
 /// A durable publish job, claimed by one fan-out worker at a time.
@@ -384,12 +391,17 @@ public struct QueuedDelivery: Sendable, Equatable {
     public var publishedAt: Int64
     /// The last failure's reason.
     public var lastReason: String?
+    /// The publish whose receipt this delivery counts in: a retry of one of its deliveries; `nil`
+    /// for raw sends and replayed dead letters, which count in none.
+    public var receiptID: String?
 
     /// Creates an entry.
     public init(
         id: Int64 = 0, recipient: Recipient, origin: DeliveryOrigin = .pushd, statisticsEvent: EventName?, notification: DeliveryContent,
-        silent: Bool, badge: Int?, attempts: Int, maxAttempts: Int? = nil, dueAt: Int64, publishedAt: Int64, lastReason: String?
+        silent: Bool, badge: Int?, attempts: Int, maxAttempts: Int? = nil, dueAt: Int64, publishedAt: Int64, lastReason: String?,
+        receiptID: String? = nil
     ) {
+        self.receiptID = receiptID
         self.id = id
         self.maxAttempts = maxAttempts
         self.recipient = recipient

@@ -199,5 +199,50 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // Publish receipts (`GET /publishes/<id>`), scheduled publishes and idempotency keys. A
+        // scheduled publish keeps its content here until it is released as a job. Jobs and retries
+        // name the publish they count in, so a receipt counts its retries from the queue itself.
+        Migration(version: 5, name: "v5-publish-receipts", statements: [
+            """
+            CREATE TABLE publishes (
+                id text COLLATE "C" PRIMARY KEY,
+                event text NOT NULL,
+                state text NOT NULL,
+                audience bigint NOT NULL DEFAULT 0,
+                reached bigint NOT NULL DEFAULT 0,
+                delivered bigint NOT NULL DEFAULT 0,
+                failed bigint NOT NULL DEFAULT 0,
+                skipped bigint NOT NULL DEFAULT 0,
+                dead_lettered bigint NOT NULL DEFAULT 0,
+                created bigint NOT NULL,
+                scheduled_at bigint,
+                started bigint,
+                finished bigint,
+                idempotency_key text UNIQUE,
+                fingerprint text,
+                audience_kind text,
+                audience_value text,
+                origin text,
+                notification text,
+                payload text
+            )
+            """,
+            "CREATE INDEX publishes_due ON publishes (scheduled_at) WHERE state = 'scheduled'",
+            "CREATE INDEX publishes_finished ON publishes (finished) WHERE finished IS NOT NULL",
+            "CREATE INDEX publishes_open ON publishes (state) WHERE state = 'fanning_out'",
+            "CREATE INDEX publishes_keys ON publishes (created) WHERE idempotency_key IS NOT NULL",
+            """
+            CREATE TABLE publish_failures (
+                publish_id text COLLATE "C" NOT NULL,
+                reason text NOT NULL,
+                count bigint NOT NULL,
+                PRIMARY KEY (publish_id, reason)
+            )
+            """,
+            "ALTER TABLE publish_jobs ADD COLUMN publish_id text COLLATE \"C\"",
+            "CREATE INDEX publish_jobs_by_publish ON publish_jobs (publish_id) WHERE publish_id IS NOT NULL",
+            "ALTER TABLE retries ADD COLUMN publish_id text COLLATE \"C\"",
+            "CREATE INDEX retries_by_publish ON retries (publish_id) WHERE publish_id IS NOT NULL",
+        ]),
     ]
 }

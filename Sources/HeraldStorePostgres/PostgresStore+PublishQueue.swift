@@ -11,49 +11,60 @@ extension PostgresStore {
         let encoded = try PostgresCodec.encode(content)
         let logger = self.logger
         let result = try await withTransaction { connection -> EnqueueResult in
-            let kind: String
-            let value: String?
-            switch audience {
-            case .subscribers(let event):
-                let exists = try await connection.query(
-                    "SELECT 1 FROM subscriptions WHERE event = \(event.rawValue) LIMIT 1", logger: logger).collect()
-                guard !exists.isEmpty else { return .noAudience }
-                (kind, value) = ("subscribers", event.rawValue)
-            case .broadcast:
-                guard try await !connection.query("SELECT 1 FROM subscribers LIMIT 1", logger: logger).collect().isEmpty else {
-                    return .noAudience
-                }
-                (kind, value) = ("broadcast", nil)
-            case .unicast(let id):
-                guard try await Self.subscriberExists(id.rawValue, on: connection, logger: logger) else { return .unknownSubscriber }
-                (kind, value) = ("unicast", id.rawValue)
-            case .test(let id):
-                guard try await Self.subscriberExists(id.rawValue, on: connection, logger: logger) else { return .unknownSubscriber }
-                (kind, value) = ("test", id.rawValue)
-            case .groups(let events, let proto):
-                let names = events.map(\.rawValue)
-                guard try await Self.groupsHaveAudience(names, proto: proto, on: connection, logger: logger) else { return .noAudience }
-                try await connection.query(
-                    "UPDATE events SET total = total + 1, last = \(now) WHERE name = ANY(\(names)::text[])", logger: logger)
-                (kind, value) = (Self.groupsKind, try Self.groupsValue(events, proto: proto))
-            }
-            if let statistics = audience.statisticsEvent {
-                try await connection.query("""
-                    INSERT INTO events (name, created, last, total) VALUES (\(statistics.rawValue), \(now), \(now), 1)
-                    ON CONFLICT (name) DO UPDATE SET total = events.total + 1, last = excluded.last
-                    """, logger: logger)
-            }
-            let rows = try await connection.query("""
-                INSERT INTO publish_jobs (audience_kind, audience_value, notification, payload, published_at, origin)
-                VALUES (\(kind), \(value), \(encoded.notification), \(encoded.payload), \(now), \(origin.rawValue))
-                RETURNING id
-                """, logger: logger).map { try $0.decode(Int64.self) }
-            guard let id = rows.first else { throw StoreError.corruptRow("publish_jobs: no id") }
-            try await self.notify(.jobs, on: connection)
-            return .queued(jobID: id)
+            try await self.enqueueJob(audience, content: content, encoded: encoded, origin: origin, now: now, on: connection, logger: logger)
         }
         if case .queued = result { wakeUpHub.yield(.jobs) }
         return result
+    }
+
+    /// The audience as the `audience_kind` and `audience_value` columns of a job (or a scheduled publish).
+    static func audienceColumns(_ audience: PublishAudience) throws -> (kind: String, value: String?) {
+        switch audience {
+        case .subscribers(let event): ("subscribers", event.rawValue)
+        case .broadcast: ("broadcast", nil)
+        case .unicast(let id): ("unicast", id.rawValue)
+        case .test(let id): ("test", id.rawValue)
+        case .groups(let events, let proto): (groupsKind, try groupsValue(events, proto: proto))
+        }
+    }
+
+    /// Enqueues a job inside the caller's transaction: ``enqueue(_:content:origin:now:)``'s work.
+    func enqueueJob(
+        _ audience: PublishAudience, content: DeliveryContent, encoded: (notification: String?, payload: String?), origin: DeliveryOrigin,
+        now: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> EnqueueResult {
+        switch audience {
+        case .subscribers(let event):
+            let exists = try await connection.query(
+                "SELECT 1 FROM subscriptions WHERE event = \(event.rawValue) LIMIT 1", logger: logger).collect()
+            guard !exists.isEmpty else { return .noAudience }
+        case .broadcast:
+            guard try await !connection.query("SELECT 1 FROM subscribers LIMIT 1", logger: logger).collect().isEmpty else {
+                return .noAudience
+            }
+        case .unicast(let id), .test(let id):
+            guard try await Self.subscriberExists(id.rawValue, on: connection, logger: logger) else { return .unknownSubscriber }
+        case .groups(let events, let proto):
+            let names = events.map(\.rawValue)
+            guard try await Self.groupsHaveAudience(names, proto: proto, on: connection, logger: logger) else { return .noAudience }
+            try await connection.query(
+                "UPDATE events SET total = total + 1, last = \(now) WHERE name = ANY(\(names)::text[])", logger: logger)
+        }
+        let (kind, value) = try Self.audienceColumns(audience)
+        if let statistics = audience.statisticsEvent {
+            try await connection.query("""
+                INSERT INTO events (name, created, last, total) VALUES (\(statistics.rawValue), \(now), \(now), 1)
+                ON CONFLICT (name) DO UPDATE SET total = events.total + 1, last = excluded.last
+                """, logger: logger)
+        }
+        let rows = try await connection.query("""
+            INSERT INTO publish_jobs (audience_kind, audience_value, notification, payload, published_at, origin, publish_id)
+            VALUES (\(kind), \(value), \(encoded.notification), \(encoded.payload), \(now), \(origin.rawValue), \(content.publishID))
+            RETURNING id
+            """, logger: logger).map { try $0.decode(Int64.self) }
+        guard let id = rows.first else { throw StoreError.corruptRow("publish_jobs: no id") }
+        try await notify(.jobs, on: connection)
+        return .queued(jobID: id)
     }
 
     /// The columns ``job(_:)`` reads, in its order.
@@ -77,7 +88,15 @@ extension PostgresStore {
                 RETURNING \(unescaped: Self.jobColumns.split(separator: ",").map { "j." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
                 """, logger: logger).map(Self.jobTuple)
         }
-        return try rows.map(Self.job).sorted { $0.id < $1.id }
+        let jobs = try rows.map(Self.job).sorted { $0.id < $1.id }
+        let started = jobs.compactMap(\.receiptID)
+        if !started.isEmpty {
+            try await withConnection { connection in
+                try await connection.query(
+                    "UPDATE publishes SET started = \(nowMillis / 1000) WHERE started IS NULL AND id = ANY(\(started)::text[])", logger: logger)
+            }
+        }
+        return jobs
     }
 
     /// The raw columns of a job row.
@@ -170,8 +189,11 @@ extension PostgresStore {
     /// remove a job another worker is still fanning out.
     public func completeJob(jobID: Int64, owner: String) async throws {
         let logger = self.logger
-        try await withConnection { connection in
-            _ = try await connection.query("DELETE FROM publish_jobs WHERE id = \(jobID) AND lease_owner = \(owner)", logger: logger).collect()
+        try await withTransaction { connection in
+            let publishes = try await connection.query(
+                "DELETE FROM publish_jobs WHERE id = \(jobID) AND lease_owner = \(owner) RETURNING publish_id", logger: logger
+            ).map { try $0.decode(String?.self) }.compactMap { $0 }
+            try await Self.finishPublishes(publishes, on: connection, logger: logger)
         }
     }
 

@@ -25,13 +25,14 @@ extension PostgresStore {
         let rows = try PostgresCodec.jsonRecords(batch.rows)
         try await connection.query("""
             INSERT INTO retries (subscriber_id, proto, token, origin, statistics_event, notification, payload, silent, badge, attempts,
-                                 max_attempts, due_at, published_at, last_reason)
+                                 max_attempts, due_at, published_at, last_reason, publish_id)
             SELECT r.subscriber_id, r.proto, r.token, r.origin, r.statistics_event,
                    CASE WHEN c.is_payload THEN NULL ELSE c.content END, CASE WHEN c.is_payload THEN c.content END,
-                   r.silent, r.badge, r.attempts, r.max_attempts, r.due_at, r.published_at, r.last_reason
+                   r.silent, r.badge, r.attempts, r.max_attempts, r.due_at, r.published_at, r.last_reason, r.publish_id
             FROM jsonb_to_recordset(\(rows)::jsonb) AS r(
                 n integer, c bigint, subscriber_id text, proto text, token text, origin text, statistics_event text, silent boolean,
-                badge integer, attempts integer, max_attempts integer, due_at bigint, published_at bigint, last_reason text)
+                badge integer, attempts integer, max_attempts integer, due_at bigint, published_at bigint, last_reason text,
+                publish_id text)
             JOIN unnest(\(batch.contents.texts)::text[], \(batch.contents.isPayload)::bool[]) WITH ORDINALITY AS c(content, is_payload, i) ON c.i = r.c
             WHERE r.subscriber_id IS NULL OR EXISTS (SELECT 1 FROM subscribers WHERE id = r.subscriber_id)
             ORDER BY r.n
@@ -41,7 +42,7 @@ extension PostgresStore {
     /// The columns ``retry(_:decoded:)`` reads, in its order.
     static let retryColumns = """
         r.id, r.subscriber_id, r.statistics_event, r.notification, r.silent, r.badge, r.attempts, r.due_at, r.published_at,
-        r.last_reason, r.proto, r.token, r.origin, r.payload, r.max_attempts
+        r.last_reason, r.proto, r.token, r.origin, r.payload, r.max_attempts, r.publish_id
         """
 
     /// Leases the earliest due, free deliveries; rows another node is claiming are skipped.
@@ -110,7 +111,9 @@ extension PostgresStore {
     }
 
     /// The raw columns of ``retryColumns``.
-    typealias RetryTuple = (Int64, String?, String?, String?, Bool, Int32?, Int32, Int64, Int64, String?, String?, String?, String, String?, Int32?)
+    typealias RetryTuple = (
+        Int64, String?, String?, String?, Bool, Int32?, Int32, Int64, Int64, String?, String?, String?, String, String?, Int32?, String?
+    )
 
     /// The stored form of a delivery's content: the key of the decoding cache of one claim.
     struct ContentKey: Hashable {
@@ -141,6 +144,6 @@ extension PostgresStore {
             id: id, recipient: recipient, origin: DeliveryOrigin(rawValue: t.12),
             statisticsEvent: try t.2.map { try PostgresCodec.eventName($0, table: "retries") },
             notification: content, silent: t.4, badge: t.5.map(Int.init), attempts: Int(t.6), maxAttempts: t.14.map(Int.init),
-            dueAt: t.7, publishedAt: t.8, lastReason: t.9)
+            dueAt: t.7, publishedAt: t.8, lastReason: t.9, receiptID: t.15)
     }
 }

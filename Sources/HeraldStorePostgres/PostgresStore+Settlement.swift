@@ -38,12 +38,22 @@ extension PostgresStore {
                     WHERE r.id = ANY(\(ids)::bigint[]) AND r.id = c.id
                     """, logger: logger)
             }
+            try await Self.applyReceipts(settlement.receipts, on: connection, logger: logger)
+            // The publishes that may have ended: those whose last job completes or last retry ends here.
+            var ending: Set<String> = []
             if !settlement.finishedRetries.isEmpty {
-                try await connection.query("DELETE FROM retries WHERE id = ANY(\(settlement.finishedRetries)::bigint[])", logger: logger)
+                for id in try await connection.query(
+                    "DELETE FROM retries WHERE id = ANY(\(settlement.finishedRetries)::bigint[]) RETURNING publish_id", logger: logger
+                ).map({ try $0.decode(String?.self) }) {
+                    if let id { ending.insert(id) }
+                }
             }
             if !settlement.jobs.isEmpty {
-                summary.lostJobs = try await Self.applyCheckpoints(checkpoints, on: connection, logger: logger)
+                let (lost, completed) = try await Self.applyCheckpoints(checkpoints, on: connection, logger: logger)
+                summary.lostJobs = lost
+                ending.formUnion(completed)
             }
+            try await Self.finishPublishes(Array(ending), on: connection, logger: logger)
             if !retries.rows.isEmpty { try await self.notify(.deliveries, on: connection) }
             return summary
         }
@@ -51,9 +61,13 @@ extension PostgresStore {
 
     /// Checkpoints the unfinished jobs with one statement and deletes the complete ones with
     /// another, each only where `lease_owner` is still the settling node.
-    /// - Returns: the jobs whose lease was lost, in the settlement's order.
-    static func applyCheckpoints(_ batch: JobCheckpointBatch, on connection: PostgresConnection, logger: Logger) async throws -> [Int64] {
+    /// - Returns: the jobs whose lease was lost, in the settlement's order, and the publishes of
+    ///   the jobs completed.
+    static func applyCheckpoints(
+        _ batch: JobCheckpointBatch, on connection: PostgresConnection, logger: Logger
+    ) async throws -> (lost: [Int64], completedPublishes: [String]) {
         var held = Set<Int64>()
+        var completedPublishes: [String] = []
         if !batch.updates.isEmpty {
             let rows = try PostgresCodec.jsonRecords(batch.updates)
             for id in try await connection.query("""
@@ -66,15 +80,16 @@ extension PostgresStore {
             }
         }
         if !batch.completedIDs.isEmpty {
-            for id in try await connection.query("""
+            for (id, publish) in try await connection.query("""
                 DELETE FROM publish_jobs AS j USING unnest(\(batch.completedIDs)::bigint[], \(batch.completedOwners)::text[]) AS c(id, owner)
                 WHERE j.id = c.id AND j.lease_owner = c.owner
-                RETURNING j.id
-                """, logger: logger).map({ try $0.decode(Int64.self) }) {
+                RETURNING j.id, j.publish_id
+                """, logger: logger).map({ try $0.decode((Int64, String?).self) }) {
                 held.insert(id)
+                if let publish { completedPublishes.append(publish) }
             }
         }
-        return batch.order.filter { !held.contains($0) }
+        return (batch.order.filter { !held.contains($0) }, completedPublishes)
     }
 
     /// Renews every lease the owner holds, one statement per queue.

@@ -48,9 +48,9 @@ extension PostgresStore {
                 """, logger: logger).collect()
             guard !held.isEmpty else { return false }
             try await connection.query("""
-                INSERT INTO publish_jobs (audience_kind, audience_value, origin, notification, payload, published_at, cursor, end_id)
+                INSERT INTO publish_jobs (audience_kind, audience_value, origin, notification, payload, published_at, cursor, end_id, publish_id)
                 SELECT j.audience_kind, j.audience_value, j.origin, j.notification, j.payload, j.published_at,
-                       part.cursor, (\(ends)::text[])[part.n]
+                       part.cursor, (\(ends)::text[])[part.n], j.publish_id
                 FROM publish_jobs AS j, unnest(\(cursors)::text[]) WITH ORDINALITY AS part(cursor, n)
                 WHERE j.id = \(jobID)
                 ORDER BY part.n

@@ -22,6 +22,7 @@ struct QueuedDeliveryBatch: Sendable {
         var due_at: Int64
         var published_at: Int64
         var last_reason: String?
+        var publish_id: String?
     }
 
     var rows: [Row] = []
@@ -36,7 +37,7 @@ struct QueuedDeliveryBatch: Sendable {
             var row = Row(
                 n: n, c: c, id: entry.id, origin: entry.origin.rawValue, statistics_event: entry.statisticsEvent?.rawValue, silent: entry.silent,
                 badge: entry.badge, attempts: entry.attempts, max_attempts: entry.maxAttempts, due_at: entry.dueAt,
-                published_at: entry.publishedAt, last_reason: entry.lastReason)
+                published_at: entry.publishedAt, last_reason: entry.lastReason, publish_id: entry.receiptID)
             switch entry.recipient {
             case .subscriber(let id): row.subscriber_id = id.rawValue
             case .token(let proto, let token): (row.proto, row.token) = (proto, token)

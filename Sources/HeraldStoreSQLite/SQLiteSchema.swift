@@ -342,6 +342,49 @@ enum SQLiteSchema {
                 ) STRICT
                 """)
         }
+        // Publish receipts (`GET /publishes/<id>`), scheduled publishes and idempotency keys. A
+        // scheduled publish keeps its content here until it is released as a job. Jobs and retries
+        // name the publish they count in, so a receipt counts its retries from the queue itself.
+        migrator.registerMigration("v11-publish-receipts") { db in
+            try db.execute(sql: """
+                CREATE TABLE publishes (
+                    id TEXT PRIMARY KEY,
+                    event TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    audience INTEGER NOT NULL DEFAULT 0,
+                    reached INTEGER NOT NULL DEFAULT 0,
+                    delivered INTEGER NOT NULL DEFAULT 0,
+                    failed INTEGER NOT NULL DEFAULT 0,
+                    skipped INTEGER NOT NULL DEFAULT 0,
+                    dead_lettered INTEGER NOT NULL DEFAULT 0,
+                    created INTEGER NOT NULL,
+                    scheduled_at INTEGER,
+                    started INTEGER,
+                    finished INTEGER,
+                    idempotency_key TEXT UNIQUE,
+                    fingerprint TEXT,
+                    audience_kind TEXT,
+                    audience_value TEXT,
+                    origin TEXT,
+                    notification BLOB,
+                    payload BLOB
+                ) STRICT, WITHOUT ROWID;
+                CREATE INDEX publishes_due ON publishes (scheduled_at) WHERE state = 'scheduled';
+                CREATE INDEX publishes_finished ON publishes (finished) WHERE finished IS NOT NULL;
+                CREATE INDEX publishes_open ON publishes (state) WHERE state = 'fanning_out';
+                CREATE INDEX publishes_keys ON publishes (created) WHERE idempotency_key IS NOT NULL;
+                CREATE TABLE publish_failures (
+                    publish_id TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (publish_id, reason)
+                ) STRICT, WITHOUT ROWID;
+                ALTER TABLE publish_jobs ADD COLUMN publish_id TEXT;
+                CREATE INDEX publish_jobs_by_publish ON publish_jobs (publish_id) WHERE publish_id IS NOT NULL;
+                ALTER TABLE retries ADD COLUMN publish_id TEXT;
+                CREATE INDEX retries_by_publish ON retries (publish_id) WHERE publish_id IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -12,53 +12,63 @@ extension SQLiteStore {
         _ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64
     ) async throws -> EnqueueResult {
         // Concurrent publishes share one transaction (``SQLiteGroupCommit``), each in a savepoint.
-        let result = try await groupCommit.write { db -> EnqueueResult in
-            let kind: String
-            let value: String?
-            switch audience {
-            case .subscribers(let event):
-                guard try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE event = ?)"),
-                    arguments: [event.rawValue]
-                ) == true else { return .noAudience }
-                (kind, value) = ("subscribers", event.rawValue)
-            case .broadcast:
-                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscribers)")) == true else {
-                    return .noAudience
-                }
-                (kind, value) = ("broadcast", nil)
-            case .unicast(let id):
-                guard try Self.subscriberExists(id.rawValue, in: db) else { return .unknownSubscriber }
-                (kind, value) = ("unicast", id.rawValue)
-            case .test(let id):
-                guard try Self.subscriberExists(id.rawValue, in: db) else { return .unknownSubscriber }
-                (kind, value) = ("test", id.rawValue)
-            case .groups(let events, let proto):
-                let list = try SQLiteCodec.jsonArray(events.map(\.rawValue))
-                guard try Self.groupsHaveAudience(list, proto: proto, in: db) else { return .noAudience }
-                try Self.countGroupsPublish(list, now: now, in: db)
-                (kind, value) = (Self.groupsKind, try Self.groupsValue(events, proto: proto))
-            }
-            if let statistics = audience.statisticsEvent {
-                try db.cachedStatement(sql: """
-                    INSERT INTO events (name, created, last, total) VALUES (?, ?, ?, 1)
-                    ON CONFLICT (name) DO UPDATE SET total = total + 1, last = excluded.last
-                    """)
-                    .execute(arguments: [statistics.rawValue, now, now])
-            }
-            // Encoded only once there is an audience: a publish nobody is subscribed to (a
-            // common case, and what `herald-bench api` measures) spent most of its time in
-            // `JSONEncoder` for a job it never stored.
-            let encoded = try SQLiteCodec.encode(content)
-            try db.cachedStatement(sql: """
-                INSERT INTO publish_jobs (audience_kind, audience_value, notification, payload, published_at, origin)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """)
-                .execute(arguments: [kind, value, encoded.notification, encoded.payload, now, origin.rawValue])
-            return .queued(jobID: db.lastInsertedRowID)
+        let result = try await groupCommit.write { db in
+            try Self.enqueueJob(audience, content: content, origin: origin, now: now, in: db)
         }
         if case .queued = result { wakeUpHub.yield(.jobs) }
         return result
+    }
+
+    /// The audience as the `audience_kind` and `audience_value` columns of a job (or a scheduled publish).
+    static func audienceColumns(_ audience: PublishAudience) throws -> (kind: String, value: String?) {
+        switch audience {
+        case .subscribers(let event): ("subscribers", event.rawValue)
+        case .broadcast: ("broadcast", nil)
+        case .unicast(let id): ("unicast", id.rawValue)
+        case .test(let id): ("test", id.rawValue)
+        case .groups(let events, let proto): (groupsKind, try groupsValue(events, proto: proto))
+        }
+    }
+
+    /// Enqueues a job inside the caller's transaction: ``enqueue(_:content:origin:now:)``'s work.
+    static func enqueueJob(
+        _ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64, in db: Database
+    ) throws -> EnqueueResult {
+        switch audience {
+        case .subscribers(let event):
+            guard try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE event = ?)"),
+                arguments: [event.rawValue]
+            ) == true else { return .noAudience }
+        case .broadcast:
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscribers)")) == true else {
+                return .noAudience
+            }
+        case .unicast(let id), .test(let id):
+            guard try subscriberExists(id.rawValue, in: db) else { return .unknownSubscriber }
+        case .groups(let events, let proto):
+            let list = try SQLiteCodec.jsonArray(events.map(\.rawValue))
+            guard try groupsHaveAudience(list, proto: proto, in: db) else { return .noAudience }
+            try countGroupsPublish(list, now: now, in: db)
+        }
+        let (kind, value) = try audienceColumns(audience)
+        if let statistics = audience.statisticsEvent {
+            try db.cachedStatement(sql: """
+                INSERT INTO events (name, created, last, total) VALUES (?, ?, ?, 1)
+                ON CONFLICT (name) DO UPDATE SET total = total + 1, last = excluded.last
+                """)
+                .execute(arguments: [statistics.rawValue, now, now])
+        }
+        // Encoded only once there is an audience: a publish nobody is subscribed to (a
+        // common case, and what `herald-bench api` measures) spent most of its time in
+        // `JSONEncoder` for a job it never stored.
+        let encoded = try SQLiteCodec.encode(content)
+        try db.cachedStatement(sql: """
+            INSERT INTO publish_jobs (audience_kind, audience_value, notification, payload, published_at, origin, publish_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+            .execute(arguments: [kind, value, encoded.notification, encoded.payload, now, origin.rawValue, content.publishID])
+        return .queued(jobID: db.lastInsertedRowID)
     }
 
     /// Leases the oldest free jobs with one `UPDATE … RETURNING`; SQLite's single writer
@@ -78,7 +88,9 @@ extension SQLiteStore {
                     """),
                 arguments: [lease.owner, lease.expiresAt, nowMillis, limit]
             )
-            return try rows.map(Self.job).sorted { $0.id < $1.id }
+            let jobs = try rows.map(Self.job).sorted { $0.id < $1.id }
+            try Self.markStarted(jobs.compactMap(\.receiptID), now: nowMillis / 1000, in: db)
+            return jobs
         }
     }
 
@@ -150,9 +162,13 @@ extension SQLiteStore {
     /// Deletes the job only if `owner` still holds it: a worker that lost its lease must not
     /// remove a job another worker is still fanning out.
     public func completeJob(jobID: Int64, owner: String) async throws {
+        let now = clock.nowSeconds()
         try await pool.write { db in
+            let publish = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT publish_id FROM publish_jobs WHERE id = ? AND lease_owner = ?"), arguments: [jobID, owner])
             try db.cachedStatement(sql: "DELETE FROM publish_jobs WHERE id = ? AND lease_owner = ?")
                 .execute(arguments: [jobID, owner])
+            if let publish { try Self.finishPublishes([publish], now: now, in: db) }
         }
     }
 

@@ -47,8 +47,8 @@ extension SQLiteStore {
         guard !prepared.isEmpty else { return }
         let forSubscriber = try db.cachedStatement(sql: """
             INSERT INTO retries (subscriber_id, origin, statistics_event, notification, payload, silent, badge, attempts, due_at,
-                                 published_at, last_reason, max_attempts)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                                 published_at, last_reason, max_attempts, publish_id)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
             WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = ?)
             """)
         for delivery in prepared {
@@ -57,17 +57,19 @@ extension SQLiteStore {
             case .subscriber(let id):
                 try forSubscriber.execute(arguments: [
                     id.rawValue, entry.origin.rawValue, entry.statisticsEvent?.rawValue, delivery.notification, delivery.payload,
-                    entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.maxAttempts, id.rawValue,
+                    entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.maxAttempts,
+                    entry.receiptID, id.rawValue,
                 ])
             case .token(let proto, let token):
                 try db.cachedStatement(sql: """
                     INSERT INTO retries (proto, token, origin, statistics_event, notification, payload, silent, badge, attempts, due_at,
-                                         published_at, last_reason, max_attempts)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         published_at, last_reason, max_attempts, publish_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                     .execute(arguments: [
                         proto, token, entry.origin.rawValue, entry.statisticsEvent?.rawValue, delivery.notification, delivery.payload,
                         entry.silent, entry.badge, entry.attempts, entry.dueAt, entry.publishedAt, entry.lastReason, entry.maxAttempts,
+                        entry.receiptID,
                     ])
             }
         }
@@ -141,7 +143,7 @@ extension SQLiteStore {
     /// The columns ``retry(_:decoded:)`` reads, in its order.
     static let retryColumns = """
         id, subscriber_id, statistics_event, notification, silent, badge, attempts, due_at, published_at, last_reason,
-        proto, token, origin, payload, max_attempts
+        proto, token, origin, payload, max_attempts, publish_id
         """
 
     /// The stored form of a delivery's content: the key of the decoding cache of one claim.
@@ -181,7 +183,8 @@ extension SQLiteStore {
             maxAttempts: row[14],
             dueAt: row[7],
             publishedAt: row[8],
-            lastReason: row[9]
+            lastReason: row[9],
+            receiptID: row[15]
         )
     }
 }

@@ -26,9 +26,25 @@ extension SQLiteStore {
                     try reschedule.execute(arguments: [retry.attempts, retry.dueAt, retry.lastReason, retry.id])
                 }
             }
+            try Self.applyReceipts(settlement.receipts, in: db)
+            // The publishes that may have ended: those whose last job completes or last retry ends here.
+            var ending: Set<String> = []
             if !settlement.finishedRetries.isEmpty {
-                try db.cachedStatement(sql: "DELETE FROM retries WHERE id IN (SELECT value FROM json_each(?))")
-                    .execute(arguments: [SQLiteCodec.jsonArray(settlement.finishedRetries.map(String.init))])
+                let ids = try SQLiteCodec.jsonArray(settlement.finishedRetries.map(String.init))
+                ending.formUnion(try String.fetchAll(
+                    db.cachedStatement(sql: """
+                        SELECT DISTINCT publish_id FROM retries WHERE id IN (SELECT value FROM json_each(?)) AND publish_id IS NOT NULL
+                        """),
+                    arguments: [ids]))
+                try db.cachedStatement(sql: "DELETE FROM retries WHERE id IN (SELECT value FROM json_each(?))").execute(arguments: [ids])
+            }
+            let completed = settlement.jobs.filter(\.complete).map { String($0.jobID) }
+            if !completed.isEmpty {
+                ending.formUnion(try String.fetchAll(
+                    db.cachedStatement(sql: """
+                        SELECT DISTINCT publish_id FROM publish_jobs WHERE id IN (SELECT value FROM json_each(?)) AND publish_id IS NOT NULL
+                        """),
+                    arguments: [SQLiteCodec.jsonArray(completed)]))
             }
             let update = try db.cachedStatement(sql: """
                 UPDATE publish_jobs SET cursor = ?, pending = ?, lease_expires = ? WHERE id = ? AND lease_owner = ?
@@ -43,6 +59,7 @@ extension SQLiteStore {
                 }
                 if db.changesCount == 0 { summary.lostJobs.append(job.jobID) }
             }
+            try Self.finishPublishes(ending, now: now, in: db)
             return summary
         }
     }

@@ -46,9 +46,9 @@ extension SQLiteStore {
                 """).execute(arguments: [first.rawValue, jobID, lease.owner])
             guard db.changesCount == 1 else { return false }
             try db.cachedStatement(sql: """
-                INSERT INTO publish_jobs (audience_kind, audience_value, origin, notification, payload, published_at, cursor, end_id)
+                INSERT INTO publish_jobs (audience_kind, audience_value, origin, notification, payload, published_at, cursor, end_id, publish_id)
                 SELECT j.audience_kind, j.audience_value, j.origin, j.notification, j.payload, j.published_at,
-                       part.value, json_extract(?, '$[' || part.key || ']')
+                       part.value, json_extract(?, '$[' || part.key || ']'), j.publish_id
                 FROM publish_jobs AS j, json_each(?) AS part
                 WHERE j.id = ?
                 ORDER BY part.key

@@ -243,6 +243,44 @@ import Testing
         await receiver.stop()
     }
 
+    /// `kill -9` while publishes are scheduled: after the restart each is fanned out once when due,
+    /// and the one cancelled before the crash never is, on SQLite and on PostgreSQL.
+    @Test(arguments: [TestDatabase.sqlite, .postgres])
+    func scheduledPublishesSurviveAKill(database: TestDatabase) async throws {
+        let directory = TestHerald.makeTemporaryDirectory()
+        let port = try HeraldProcess.freePort()
+        let receiver = try await WebhookReceiver.start()
+        let config = directory + "/herald.yml"
+        try "\(try await database.serverSection())\n".write(toFile: config, atomically: true, encoding: .utf8)
+        var herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await registerWebhooks(3, receiver: receiver, port: port)
+        for n in 0..<3 {
+            #expect(try await post("http://127.0.0.1:\(port)/event/broadcast", form: "msg=later\(n)&delay=\(3 + n)") == 204)
+        }
+        var publish = HTTPClientRequest(url: "http://127.0.0.1:\(port)/event/broadcast")
+        publish.method = .POST
+        publish.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        publish.body = .bytes(ByteBuffer(string: "msg=cancelled&delay=3"))
+        let accepted = try await HTTPClient.shared.execute(publish, timeout: .seconds(30))
+        #expect(accepted.status.code == 204)
+        let id = try #require(accepted.headers.first(name: "Herald-Publish-Id"))
+        var cancel = HTTPClientRequest(url: "http://127.0.0.1:\(port)/publishes/\(id)")
+        cancel.method = .DELETE
+        #expect(try await HTTPClient.shared.execute(cancel, timeout: .seconds(30)).status.code == 204)
+        herald.signal(SIGKILL)
+        _ = await herald.waitForExit()
+        #expect(receiver.count == 0, "nothing was due before the crash")
+
+        herald = try await HeraldProcess.start(["--config", config], port: port, directory: directory)
+        try await eventually(limit: .seconds(60)) { receiver.count >= 9 }
+        herald.signal(SIGTERM)
+        #expect(await herald.waitForExit() == 0)
+        let bodies = receiver.requests.map(\.body)
+        for n in 0..<3 { #expect(bodies.filter { $0.contains("later\(n)") }.count == 3, "each subscriber once per publish") }
+        #expect(!bodies.contains { $0.contains("cancelled") })
+        await receiver.stop()
+    }
+
     /// `kill -9` after raw sends were accepted (`202`) and before they were answered: after the
     /// restart every one is delivered, with the body as it was sent, on SQLite and on PostgreSQL.
     @Test(arguments: [TestDatabase.sqlite, .postgres])

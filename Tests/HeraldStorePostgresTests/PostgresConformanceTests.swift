@@ -79,6 +79,22 @@ struct EventConformanceTests {
     func subscriptionsToSpecialNames() async throws { try await EventConformance.subscriptionsToSpecialNames(backend) }
 }
 
+@Suite("PostgreSQL store conformance: publish receipts")
+struct ReceiptConformanceTests {
+    @Test("a publish without audience is done at once; one with an audience fans out, counting its subscribers")
+    func receiptOnEnqueue() async throws { try await ReceiptConformance.receiptOnEnqueue(backend) }
+    @Test("settlements count delivered, failed, dead letters and reasons; retries count from the queue; the last one makes it done")
+    func progressToDone() async throws { try await ReceiptConformance.progressToDone(backend) }
+    @Test("a scheduled publish waits, is released once when due (as a job), and cannot be cancelled after")
+    func scheduled() async throws { try await ReceiptConformance.scheduled(backend) }
+    @Test("cancelling a scheduled publish stops it; cancelling twice or an unknown id says so")
+    func cancel() async throws { try await ReceiptConformance.cancel(backend) }
+    @Test("an idempotency key repeats the first publish within its window, refuses another request, and expires")
+    func idempotency() async throws { try await ReceiptConformance.idempotency(backend) }
+    @Test("pruning deletes old finished receipts, forgets old keys, and finishes publishes with nothing left")
+    func prune() async throws { try await ReceiptConformance.prune(backend) }
+}
+
 @Suite("PostgreSQL store conformance: publish queue")
 struct PublishQueueConformanceTests {
     @Test("enqueue stores a job only for a non-empty audience, ids increasing")

@@ -11,6 +11,9 @@ extension APIError {
         case .invalidToken: self = .invalidValue("token")
         case .destinationNotAllowed: self = .badRequest(error.message)
         case .overloaded: self = .overloaded(retryAfterSeconds: error.retryAfterSeconds ?? 1)
+        case .idempotencyKeyReused: self = .json(.unprocessableContent, error.message)
+        case .unknownPublish: self = .json(.notFound, error.message)
+        case .notScheduled: self = .json(.conflict, error.message)
         default: self = .unavailable
         }
     }

@@ -45,7 +45,8 @@ extension PushdRoutes {
     func publishEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
         let body = try await body(request)
-        let receipt = try await answering { () async throws(IntakeError) in try await intake.publish(body, to: event) }
+        let key = request.headers[Self.idempotencyKeyHeader]
+        let receipt = try await answering { () async throws(IntakeError) in try await intake.publish(body, to: event, idempotencyKey: key) }
         var response: Response
         if Self.acceptsJSON(request) {
             var writer = JSONWriter()
@@ -63,6 +64,8 @@ extension PushdRoutes {
 
     /// The header an accepted publish's id is answered in.
     static let publishIDHeader = HTTPField.Name("Herald-Publish-Id")!
+    /// The header a client names a publish with, so that a retried request is not published twice.
+    static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
 
     /// Whether `Accept` names `application/json` (pushd's clients send none, or `*/*`, and keep their `204`).
     static func acceptsJSON(_ request: Request) -> Bool {

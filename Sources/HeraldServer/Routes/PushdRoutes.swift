@@ -59,6 +59,8 @@ public struct PushdRoutes: Sendable {
         route(router, "/event/:event", .get, realm: .register, getEvent)
         route(router, "/event/:event", .post, realm: .publish, publishEvent)
         route(router, "/event/:event", .delete, realm: .publish, deleteEvent)
+        route(router, "/publishes/:id", .get, realm: .publish, getPublish)
+        route(router, "/publishes/:id", .delete, realm: .publish, cancelPublish)
         // Load balancers poll it: a limit would take a healthy node out of rotation.
         route(router, "/status", .get, realm: .register, rateLimited: false, status)
         if hub != nil {

@@ -67,14 +67,21 @@ public struct UDPEventService: Service, CustomStringConvertible {
             count("undecodable")
             return
         }
-        let status = await act(on: datagram, from: address)
+        var publishID: String?
+        let status = await act(on: datagram, from: address, publishID: &publishID)
         count(status == 204 ? "accepted" : "refused")
         if accessLog {
-            logger.info("UDP/\(datagram.method) \(datagram.path) \(status)")
+            // A publish's id, as HTTP answers it in `Herald-Publish-Id`: the key of `GET /publishes/<id>`.
+            if let publishID {
+                logger.info("UDP/\(datagram.method) \(datagram.path) \(status)", metadata: ["publish": "\(publishID)"])
+            } else {
+                logger.info("UDP/\(datagram.method) \(datagram.path) \(status)")
+            }
         }
     }
 
-    private func act(on datagram: EventDatagram, from address: SocketAddress) async -> Int {
+    /// Acts on a datagram: answers the status HTTP would, and sets `publishID` when a publish was accepted.
+    private func act(on datagram: EventDatagram, from address: SocketAddress, publishID: inout String?) async -> Int {
         guard let event = datagram.eventName else { return 404 }
         guard authorizer.allowsWithoutCredentials(realm: .publish, address: address) else { return 403 }
         // Dropped like any refused datagram; the access log shows the status HTTP would answer.
@@ -88,7 +95,7 @@ public struct UDPEventService: Service, CustomStringConvertible {
                 } catch {
                     return 400
                 }
-                try await intake.publish(payload, to: event)
+                publishID = try await intake.publish(payload, to: event).id
                 return 204
             case "DELETE":
                 return try await intake.deleteEvent(event) ? 204 : 404

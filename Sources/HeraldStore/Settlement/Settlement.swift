@@ -22,6 +22,8 @@ public struct Settlement: Sendable, Equatable {
     public var finishedRetries: [Int64] = []
     /// The progress of each job some of these outcomes belong to.
     public var jobs: [JobCheckpoint] = []
+    /// What these outcomes add to each publish's receipt, by publish id.
+    public var receipts: [String: ReceiptProgress] = [:]
 
     /// An empty settlement.
     public init() {}
@@ -29,7 +31,7 @@ public struct Settlement: Sendable, Equatable {
     /// Whether there is nothing to write.
     public var isEmpty: Bool {
         records.isEmpty && feedback.isEmpty && replacements.isEmpty && newRetries.isEmpty && rescheduledRetries.isEmpty
-            && finishedRetries.isEmpty && jobs.isEmpty
+            && finishedRetries.isEmpty && jobs.isEmpty && receipts.isEmpty
     }
 }
 

@@ -1,0 +1,27 @@
+import Crypto
+import HeraldCore
+import HeraldStore
+
+extension IdempotencyClaim {
+    /// Longest key accepted: Stripe's limit, far above a UUID.
+    static let maxKeyLength = 255
+
+    /// The claim a publish makes with `key`: its fingerprint digests the event, the origin and
+    /// the payload as decoded (so a repeat sent as a form or as JSON with the same fields matches).
+    /// - Throws: ``IntakeError/Code/invalidRequest`` for an empty or overlong key.
+    init(key: String, event: EventName, payload: BodyValue, origin: DeliveryOrigin, now: Int64, window: Duration) throws(IntakeError) {
+        guard !key.isEmpty, key.utf8.count <= Self.maxKeyLength else {
+            throw .invalidRequest("Invalid Idempotency-Key: 1 to \(Self.maxKeyLength) bytes")
+        }
+        var hash = SHA256()
+        for part in [origin.rawValue, event.rawValue, payload.jsonText] {
+            hash.update(data: Array(part.utf8))
+            hash.update(data: [0])
+        }
+        let fingerprint = hash.finalize().map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
+        }.joined()
+        self.init(key: key, fingerprint: fingerprint, since: now - window.components.seconds)
+    }
+}

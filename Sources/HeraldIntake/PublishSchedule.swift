@@ -1,0 +1,61 @@
+import FoundationEssentials
+import HeraldCore
+
+/// When a publish is due, from its payload's `at` (Unix seconds, or an RFC 3339 time) or `delay`
+/// (seconds from now), with a precision of one second.
+public struct PublishSchedule: Sendable, Equatable {
+    /// Unix seconds when it is due.
+    public var dueAt: Int64
+
+    /// The payload's schedule, if it asks for one later than `now`, and the payload without
+    /// `at` and `delay` (they are not part of the notification).
+    ///
+    /// A time in the past (or now) publishes at once.
+    /// - Throws: ``IntakeError/Code/invalidRequest`` for both keys at once, a value that is not a
+    ///   time or a non-negative number of seconds, or a due time more than `maxAhead` away.
+    static func extract(from payload: BodyValue, now: Int64, maxAhead: Duration) throws(IntakeError) -> (PublishSchedule?, BodyValue) {
+        guard let members = payload.objectMembers, members.contains(where: { $0.key == "at" || $0.key == "delay" }) else {
+            return (nil, payload)
+        }
+        let at = payload["at"]
+        let delay = payload["delay"]
+        if at != nil && delay != nil { throw .invalidRequest("Use either `at' or `delay', not both") }
+        let dueAt: Int64
+        if let at {
+            guard let seconds = Self.unixSeconds(at) else { throw .invalidRequest("Invalid value for `at'") }
+            dueAt = seconds
+        } else {
+            guard let delay, !delay.isBool, let text = delay.scalarText, let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds < 1e12 else {
+                throw .invalidRequest("Invalid value for `delay'")
+            }
+            dueAt = now + Int64(seconds.rounded(.up))
+        }
+        if dueAt - now > maxAhead.components.seconds {
+            throw .invalidRequest("The delivery time is more than \(maxAhead.components.seconds) seconds ahead")
+        }
+        let rest = BodyValue.object(members.filter { $0.key != "at" && $0.key != "delay" })
+        return (dueAt > now ? PublishSchedule(dueAt: dueAt) : nil, rest)
+    }
+
+    /// `at` as Unix seconds: a number (or a string of one), or an RFC 3339 time; fractions round up.
+    static func unixSeconds(_ value: BodyValue) -> Int64? {
+        guard !value.isBool, let text = value.scalarText, !text.isEmpty else { return nil }
+        if let seconds = Double(text), seconds.isFinite {
+            guard seconds >= 0, seconds < 1e12 else { return nil }
+            return Int64(seconds.rounded(.up))
+        }
+        guard case .string = value, let date = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Self.fractional)) else {
+            return nil
+        }
+        return Int64(date.timeIntervalSince1970.rounded(.up))
+    }
+
+    private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+}
+
+extension BodyValue {
+    /// Whether this is a JSON boolean (never a time nor a number of seconds).
+    fileprivate var isBool: Bool {
+        if case .bool = self { true } else { false }
+    }
+}

@@ -1,0 +1,206 @@
+import HeraldCore
+import HeraldStore
+import Testing
+
+/// `PublishReceipts`: receipts, their progress, scheduled publishes and idempotency keys.
+public enum ReceiptConformance {
+    /// A publish to `event` with a fresh publish id.
+    static func request(
+        _ audience: PublishAudience, event: String = "e", dueAt: Int64? = nil, idempotency: IdempotencyClaim? = nil
+    ) -> PublishRequest {
+        var notification = sampleNotification(event)
+        notification.publishID = DeliveryContent.newPublishID()
+        return PublishRequest(audience: audience, content: .event(notification), origin: .pushd, event: event, dueAt: dueAt, idempotency: idempotency)
+    }
+
+    /// a publish without audience is done at once; one with an audience fans out, counting its subscribers
+    public static func receiptOnEnqueue(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let nobody = request(.subscribers(event("e")))
+            #expect(try await store.enqueue(nobody, now: TestTime.t0) == .noAudience)
+            let empty = try #require(try await store.receipt(of: nobody.id))
+            #expect(empty.state == .done)
+            #expect(empty.audience == 0 && empty.pending == 0)
+            #expect(empty.created == TestTime.t0 && empty.finished == TestTime.t0 && empty.scheduledAt == nil)
+
+            let ids = try await registerMany(store, count: 3)
+            for id in ids { _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: TestTime.t0) }
+            let publish = request(.subscribers(event("e")))
+            guard case .queued = try await store.enqueue(publish, now: TestTime.t0 + 1) else {
+                Issue.record("not queued")
+                return
+            }
+            let receipt = try #require(try await store.receipt(of: publish.id))
+            #expect(receipt.state == .fanningOut)
+            #expect(receipt.event == "e")
+            #expect(receipt.audience == 3 && receipt.pending == 3 && receipt.delivered == 0)
+            #expect(receipt.started == nil && receipt.finished == nil)
+
+            let unknown = request(.unicast(SubscriberID(rawValue: "nobody")))
+            #expect(try await store.enqueue(unknown, now: TestTime.t0) == .unknownSubscriber)
+            #expect(try await store.receipt(of: unknown.id) == nil)
+            #expect(try await store.receipt(of: DeliveryContent.newPublishID()) == nil)
+        }
+    }
+
+    /// settlements count delivered, failed, dead letters and reasons; retries count from the queue; the last one makes it done
+    public static func progressToDone(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 4).sorted()
+            for id in ids { _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: TestTime.t0) }
+            let publish = request(.subscribers(event("e")))
+            _ = try await store.enqueue(publish, now: TestTime.t0)
+            let lease = Lease(owner: "w", expiresAt: 60_000)
+            let job = try #require(try await store.claimJobs(limit: 1, lease: lease, nowMillis: TestTime.t0 * 1000).first)
+            #expect(job.receiptID == publish.id)
+            #expect(try await store.receipt(of: publish.id)?.started == TestTime.t0)
+
+            // Two delivered, one failed for good (kept as a dead letter), one waiting for a retry.
+            var first = Settlement()
+            var progress = ReceiptProgress()
+            progress.count(.delivered, firstAttempt: true, deadLettered: false)
+            progress.count(.delivered, firstAttempt: true, deadLettered: false)
+            progress.count(.failed(reason: "BadPayload", status: 400), firstAttempt: true, deadLettered: true)
+            progress.reached += 1
+            first.receipts[publish.id] = progress
+            var retry = retry(ids[3], dueAt: 1_000, statistics: event("e"))
+            retry.receiptID = publish.id
+            first.newRetries = [retry]
+            first.jobs = [JobCheckpoint(jobID: job.id, lease: lease, cursor: ids[3], pending: .none, complete: true)]
+            _ = try await store.settle(first, maxFailures: 5, now: TestTime.t0 + 1)
+
+            let fanned = try #require(try await store.receipt(of: publish.id))
+            #expect(fanned.state == .fanningOut)
+            #expect(fanned.delivered == 2 && fanned.failed == 1 && fanned.deadLettered == 1 && fanned.retrying == 1)
+            #expect(fanned.failures == ["BadPayload": 1])
+            #expect(fanned.pending == 0)
+
+            let claimed = try #require(try await store.claimDueRetries(limit: 1, lease: lease, nowMillis: 2_000).first)
+            #expect(claimed.receiptID == publish.id)
+            var last = Settlement()
+            var retried = ReceiptProgress()
+            retried.count(.failed(reason: "BadPayload", status: 400), firstAttempt: false, deadLettered: false)
+            last.receipts[publish.id] = retried
+            last.finishedRetries = [claimed.id]
+            _ = try await store.settle(last, maxFailures: 5, now: TestTime.t0 + 2)
+
+            let done = try #require(try await store.receipt(of: publish.id))
+            #expect(done.state == .done)
+            #expect(done.finished != nil)
+            #expect(done.audience == 4 && done.delivered == 2 && done.failed == 2 && done.retrying == 0 && done.pending == 0)
+            #expect(done.failures == ["BadPayload": 2])
+            #expect(done.deadLettered == 1)
+        }
+    }
+
+    /// a scheduled publish waits, is released once when due (as a job), and cannot be cancelled after
+    public static func scheduled(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
+            _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: TestTime.t0)
+            let publish = request(.subscribers(event("e")), dueAt: TestTime.t0 + 60)
+            #expect(try await store.enqueue(publish, now: TestTime.t0) == .scheduled)
+            let waiting = try #require(try await store.receipt(of: publish.id))
+            #expect(waiting.state == .scheduled && waiting.scheduledAt == TestTime.t0 + 60 && waiting.pending == 0)
+            #expect(try await store.backlog().jobs == 0)
+            #expect(try await store.nextScheduledPublish() == TestTime.t0 + 60)
+            #expect(try await store.releaseScheduledPublishes(now: TestTime.t0 + 59, limit: 10).isEmpty)
+
+            let released = try await store.releaseScheduledPublishes(now: TestTime.t0 + 60, limit: 10)
+            #expect(released == [publish.content])
+            #expect(try await store.releaseScheduledPublishes(now: TestTime.t0 + 61, limit: 10).isEmpty)
+            #expect(try await store.nextScheduledPublish() == nil)
+            #expect(try await store.backlog().jobs == 1)
+            let job = try #require(try await store.claimJobs(limit: 1, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0).first)
+            #expect(job.content == publish.content && job.publishedAt == TestTime.t0 + 60)
+            let fanning = try #require(try await store.receipt(of: publish.id))
+            #expect(fanning.state == .fanningOut && fanning.audience == 1 && fanning.scheduledAt == TestTime.t0 + 60)
+            #expect(try await store.cancelPublish(publish.id, now: TestTime.t0 + 61) == .notScheduled(.fanningOut))
+            #expect(try await store.statistics(of: event("e"))?.total == 1)
+        }
+    }
+
+    /// cancelling a scheduled publish stops it; cancelling twice or an unknown id says so
+    public static func cancel(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            _ = try await store.register(apns(1), now: TestTime.t0)
+            let publish = request(.broadcast, event: "broadcast", dueAt: TestTime.t0 + 10)
+            #expect(try await store.enqueue(publish, now: TestTime.t0) == .scheduled)
+            #expect(try await store.cancelPublish(publish.id, now: TestTime.t0 + 1) == .cancelled)
+            let cancelled = try #require(try await store.receipt(of: publish.id))
+            #expect(cancelled.state == .cancelled && cancelled.finished == TestTime.t0 + 1)
+            #expect(try await store.cancelPublish(publish.id, now: TestTime.t0 + 2) == .notScheduled(.cancelled))
+            #expect(try await store.releaseScheduledPublishes(now: TestTime.t0 + 20, limit: 10).isEmpty)
+            #expect(try await store.backlog().jobs == 0)
+            #expect(try await store.cancelPublish(DeliveryContent.newPublishID(), now: TestTime.t0) == .unknown)
+        }
+    }
+
+    /// an idempotency key repeats the first publish within its window, refuses another request, and expires
+    public static func idempotency(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            _ = try await store.register(apns(1), now: TestTime.t0)
+            let claim = IdempotencyClaim(key: "k-1", fingerprint: "f", since: TestTime.t0 - 100)
+            let first = request(.broadcast, event: "broadcast", idempotency: claim)
+            guard case .queued = try await store.enqueue(first, now: TestTime.t0) else {
+                Issue.record("not queued")
+                return
+            }
+            #expect(try await store.enqueue(request(.broadcast, event: "broadcast", idempotency: claim), now: TestTime.t0 + 1)
+                == .repeated(publishID: first.id))
+            var other = claim
+            other.fingerprint = "g"
+            #expect(try await store.enqueue(request(.broadcast, event: "broadcast", idempotency: other), now: TestTime.t0 + 1) == .keyConflict)
+            #expect(try await store.backlog().jobs == 1)
+            #expect(try await store.statistics(of: .broadcast)?.total == 1)
+
+            // Past the window the key is free again.
+            var later = claim
+            later.since = TestTime.t0 + 1
+            let again = request(.broadcast, event: "broadcast", idempotency: later)
+            guard case .queued = try await store.enqueue(again, now: TestTime.t0 + 2) else {
+                Issue.record("an expired key still answered")
+                return
+            }
+            #expect(try await store.backlog().jobs == 2)
+        }
+    }
+
+    /// pruning deletes old finished receipts, forgets old keys, and finishes publishes with nothing left
+    public static func prune(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let old = request(.subscribers(event("e")), idempotency: IdempotencyClaim(key: "old", fingerprint: "f", since: 0))
+            _ = try await store.enqueue(old, now: TestTime.t0)
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
+            let stuck = request(.unicast(id), event: "unicast:\(id)")
+            guard case .queued = try await store.enqueue(stuck, now: TestTime.t0 + 50) else {
+                Issue.record("not queued")
+                return
+            }
+            try await store.pruneReceipts(finishedBefore: TestTime.t0, keysBefore: TestTime.t0 + 1, now: TestTime.t0 + 60)
+            #expect(try await store.receipt(of: old.id) != nil)
+            #expect(try await store.receipt(of: stuck.id)?.state == .fanningOut)
+            // The key is forgotten: the same key publishes again.
+            let reuse = request(.subscribers(event("e")), idempotency: IdempotencyClaim(key: "old", fingerprint: "other", since: TestTime.t0 + 1))
+            #expect(try await store.enqueue(reuse, now: TestTime.t0 + 60) == .noAudience)
+
+            // Its retry goes with its deleted subscriber: nothing settles the publish again, the sweep finishes it.
+            let lease = Lease(owner: "w", expiresAt: .max)
+            let job = try #require(try await store.claimJobs(limit: 1, lease: lease, nowMillis: 0).first)
+            var settlement = Settlement()
+            var waiting = retry(id, dueAt: 1_000)
+            waiting.receiptID = stuck.id
+            settlement.newRetries = [waiting]
+            settlement.receipts[stuck.id, default: ReceiptProgress()].reached = 1
+            settlement.jobs = [JobCheckpoint(jobID: job.id, lease: lease, cursor: id, pending: .none, complete: true)]
+            _ = try await store.settle(settlement, maxFailures: 5, now: TestTime.t0 + 60)
+            #expect(try await store.receipt(of: stuck.id)?.retrying == 1)
+            #expect(try await store.deleteSubscriber(id))
+            #expect(try await store.receipt(of: stuck.id)?.state == .fanningOut)
+            try await store.pruneReceipts(finishedBefore: TestTime.t0 + 1, keysBefore: 0, now: TestTime.t0 + 70)
+            #expect(try await store.receipt(of: old.id) == nil)
+            let finished = try #require(try await store.receipt(of: stuck.id))
+            #expect(finished.state == .done && finished.audience == 1 && finished.retrying == 0 && finished.finished == TestTime.t0 + 70)
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    /// The idempotency key, the schedule or the job, and the receipt, in one transaction. Two
+    /// nodes taking the same key at once meet on its unique index: the loser's transaction fails
+    /// and is answered as a repeat (or a conflict) on a second try.
+    public func enqueue(_ publish: PublishRequest, now: Int64) async throws -> EnqueueResult {
+        do {
+            return try await enqueueOnce(publish, now: now)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && publish.idempotency != nil {
+            return try await enqueueOnce(publish, now: now)
+        }
+    }
+
+    private func enqueueOnce(_ publish: PublishRequest, now: Int64) async throws -> EnqueueResult {
+        let encoded = try PostgresCodec.encode(publish.content)
+        let logger = self.logger
+        let key = publish.idempotency?.key
+        let fingerprint = publish.idempotency?.fingerprint
+        let result = try await withTransaction { connection -> EnqueueResult in
+            if let claim = publish.idempotency {
+                let rows = try await connection.query(
+                    "SELECT id, fingerprint, created FROM publishes WHERE idempotency_key = \(claim.key)", logger: logger
+                ).map { try $0.decode((String, String?, Int64).self) }
+                if let (id, stored, created) = rows.first {
+                    if created >= claim.since { return stored == claim.fingerprint ? .repeated(publishID: id) : .keyConflict }
+                    // Expired: the key is free for this publish.
+                    try await connection.query(
+                        "UPDATE publishes SET idempotency_key = NULL, fingerprint = NULL WHERE idempotency_key = \(claim.key)", logger: logger)
+                }
+            }
+            if let dueAt = publish.dueAt, dueAt > now {
+                let (kind, value) = try Self.audienceColumns(publish.audience)
+                try await connection.query("""
+                    INSERT INTO publishes (id, event, state, created, scheduled_at, idempotency_key, fingerprint,
+                                           audience_kind, audience_value, origin, notification, payload)
+                    VALUES (\(publish.id), \(publish.event), 'scheduled', \(now), \(dueAt), \(key), \(fingerprint),
+                            \(kind), \(value), \(publish.origin.rawValue), \(encoded.notification), \(encoded.payload))
+                    """, logger: logger)
+                return .scheduled
+            }
+            let result = try await self.enqueueJob(
+                publish.audience, content: publish.content, encoded: encoded, origin: publish.origin, now: now, on: connection, logger: logger)
+            switch result {
+            case .queued:
+                let audience = try await Self.audienceEstimate(publish.audience, on: connection, logger: logger)
+                try await connection.query("""
+                    INSERT INTO publishes (id, event, state, audience, created, idempotency_key, fingerprint)
+                    VALUES (\(publish.id), \(publish.event), 'fanning_out', \(audience), \(now), \(key), \(fingerprint))
+                    """, logger: logger)
+            case .noAudience:
+                try await connection.query("""
+                    INSERT INTO publishes (id, event, state, audience, created, started, finished, idempotency_key, fingerprint)
+                    VALUES (\(publish.id), \(publish.event), 'done', 0, \(now), \(now), \(now), \(key), \(fingerprint))
+                    """, logger: logger)
+            default:
+                break
+            }
+            return result
+        }
+        if case .queued = result { wakeUpHub.yield(.jobs) }
+        return result
+    }
+
+    /// The audience's size when it is accepted: the event's subscriptions, the registered
+    /// subscribers for broadcast, one for a unicast; for groups the sum of their events'
+    /// subscriptions. PostgreSQL keeps no running counts, so this counts (an index-only scan): a
+    /// publish with an audience is about to read all of it anyway.
+    static func audienceEstimate(_ audience: PublishAudience, on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let rows: [Int64]
+        switch audience {
+        case .subscribers(let event):
+            rows = try await connection.query("SELECT count(*) FROM subscriptions WHERE event = \(event.rawValue)", logger: logger)
+                .map { try $0.decode(Int64.self) }
+        case .broadcast:
+            rows = try await connection.query("SELECT count(*) FROM subscribers", logger: logger).map { try $0.decode(Int64.self) }
+        case .unicast, .test:
+            return 1
+        case .groups(let events, _):
+            rows = try await connection.query(
+                "SELECT count(*) FROM subscriptions WHERE event = ANY(\(events.map(\.rawValue))::text[])", logger: logger
+            ).map { try $0.decode(Int64.self) }
+        }
+        return rows.first ?? 0
+    }
+
+    /// One row with its failures and the retries counted from the queue, in one statement.
+    public func receipt(of id: String) async throws -> PublishStatus? {
+        let logger = self.logger
+        typealias Columns = (String, String, String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64?, Int64?, Int64?, Int64, String?)
+        let rows = try await withConnection { connection in
+            try await connection.query("""
+                SELECT id, event, state, audience, reached, delivered, failed, skipped, dead_lettered, created, scheduled_at, started,
+                       finished, (SELECT count(*) FROM retries WHERE publish_id = p.id),
+                       (SELECT jsonb_object_agg(reason, count)::text FROM publish_failures WHERE publish_id = p.id)
+                FROM publishes AS p WHERE id = \(id)
+                """, logger: logger).map { try $0.decode(Columns.self) }
+        }
+        guard let row = rows.first else { return nil }
+        guard let state = PublishState(rawValue: row.2) else { throw StoreError.corruptRow("publishes \(id): state \(row.2)") }
+        let failures = try row.14.map { try JSONDecoder().decode([String: Int64].self, from: Data($0.utf8)) } ?? [:]
+        return PublishStatus(
+            id: row.0, event: row.1, state: state, audience: row.3, reached: row.4, delivered: row.5, failed: row.6, skipped: row.7,
+            retrying: row.13, deadLettered: row.8, failures: failures, created: row.9, scheduledAt: row.10, started: row.11, finished: row.12)
+    }
+
+    /// A conditional update: only a scheduled row changes.
+    public func cancelPublish(_ id: String, now: Int64) async throws -> CancelResult {
+        let logger = self.logger
+        return try await withConnection { connection in
+            let cancelled = try await connection.query("""
+                UPDATE publishes SET state = 'cancelled', finished = \(now), notification = NULL, payload = NULL
+                WHERE id = \(id) AND state = 'scheduled' RETURNING 1
+                """, logger: logger).collect()
+            if !cancelled.isEmpty { return .cancelled }
+            let states = try await connection.query("SELECT state FROM publishes WHERE id = \(id)", logger: logger).map { try $0.decode(String.self) }
+            guard let state = states.first else { return .unknown }
+            return .notScheduled(PublishState(rawValue: state) ?? .done)
+        }
+    }
+
+    /// Due rows are taken with `FOR UPDATE SKIP LOCKED`, so nodes releasing at once never release
+    /// one twice; each becomes a job as ``enqueue(_:content:origin:now:)`` makes one.
+    public func releaseScheduledPublishes(now: Int64, limit: Int) async throws -> [DeliveryContent] {
+        let logger = self.logger
+        let (released, queued) = try await withTransaction { connection -> ([DeliveryContent], Bool) in
+            typealias Columns = (String, String, String?, String?, String, String?)
+            let rows = try await connection.query("""
+                SELECT id, audience_kind, audience_value, notification, origin, payload
+                FROM publishes WHERE state = 'scheduled' AND scheduled_at <= \(now)
+                ORDER BY scheduled_at LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+                """, logger: logger).map { try $0.decode(Columns.self) }
+            var released: [DeliveryContent] = []
+            var anyQueued = false
+            for (id, kind, value, notification, origin, payload) in rows {
+                let job = try Self.job((0, kind, value, notification, now, nil, nil, origin, payload, nil))
+                let encoded = (notification: notification, payload: payload)
+                let result = try await self.enqueueJob(
+                    job.audience, content: job.content, encoded: encoded, origin: job.origin, now: now, on: connection, logger: logger)
+                if case .queued = result {
+                    anyQueued = true
+                    let audience = try await Self.audienceEstimate(job.audience, on: connection, logger: logger)
+                    try await connection.query("""
+                        UPDATE publishes SET state = 'fanning_out', audience = \(audience), notification = NULL, payload = NULL WHERE id = \(id)
+                        """, logger: logger)
+                } else {
+                    try await connection.query("""
+                        UPDATE publishes SET state = 'done', started = \(now), finished = \(now), notification = NULL, payload = NULL
+                        WHERE id = \(id)
+                        """, logger: logger)
+                }
+                released.append(job.content)
+            }
+            return (released, anyQueued)
+        }
+        if queued { wakeUpHub.yield(.jobs) }
+        return released
+    }
+
+    /// The earliest due time, from its index.
+    public func nextScheduledPublish() async throws -> Int64? {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query("SELECT min(scheduled_at) FROM publishes WHERE state = 'scheduled'", logger: logger)
+                .map { try $0.decode(Int64?.self) }.first ?? nil
+        }
+    }
+
+    /// Four statements in one transaction, each over its own index.
+    public func pruneReceipts(finishedBefore: Int64, keysBefore: Int64, now: Int64) async throws {
+        let logger = self.logger
+        try await withTransaction { connection in
+            try await connection.query("""
+                DELETE FROM publish_failures WHERE publish_id IN (SELECT id FROM publishes WHERE finished IS NOT NULL AND finished < \(finishedBefore))
+                """, logger: logger)
+            try await connection.query("DELETE FROM publishes WHERE finished IS NOT NULL AND finished < \(finishedBefore)", logger: logger)
+            try await connection.query("""
+                UPDATE publishes SET idempotency_key = NULL, fingerprint = NULL WHERE idempotency_key IS NOT NULL AND created < \(keysBefore)
+                """, logger: logger)
+            try await connection.query("""
+                UPDATE publishes AS p SET state = 'done', finished = \(now), audience = reached
+                WHERE state = 'fanning_out'
+                  AND NOT EXISTS (SELECT 1 FROM publish_jobs WHERE publish_id = p.id)
+                  AND NOT EXISTS (SELECT 1 FROM retries WHERE publish_id = p.id)
+                """, logger: logger)
+        }
+    }
+
+    /// Marks `done` those of the publishes that fan out no more: no job and no retry of theirs is
+    /// left. `finished` is the database's time, as every node's clock is.
+    static func finishPublishes(_ ids: [String], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !ids.isEmpty else { return }
+        try await connection.query("""
+            UPDATE publishes AS p SET state = 'done', finished = floor(extract(epoch FROM clock_timestamp()))::bigint, audience = reached
+            WHERE id = ANY(\(ids)::text[]) AND state = 'fanning_out'
+              AND NOT EXISTS (SELECT 1 FROM publish_jobs WHERE publish_id = p.id)
+              AND NOT EXISTS (SELECT 1 FROM retries WHERE publish_id = p.id)
+            """, logger: logger)
+    }
+
+    /// Adds a settlement's progress to its receipts: one statement for the counters, one for the
+    /// failure reasons.
+    static func applyReceipts(_ receipts: [String: ReceiptProgress], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !receipts.isEmpty else { return }
+        var ids: [String] = []
+        var reached: [Int64] = [], delivered: [Int64] = [], failed: [Int64] = [], skipped: [Int64] = [], deadLettered: [Int64] = []
+        var failureIDs: [String] = [], reasons: [String] = [], counts: [Int64] = []
+        for (id, progress) in receipts {
+            ids.append(id)
+            reached.append(Int64(progress.reached))
+            delivered.append(Int64(progress.delivered))
+            failed.append(Int64(progress.failed))
+            skipped.append(Int64(progress.skipped))
+            deadLettered.append(Int64(progress.deadLettered))
+            for (reason, count) in progress.failures {
+                failureIDs.append(id)
+                reasons.append(reason)
+                counts.append(Int64(count))
+            }
+        }
+        try await connection.query("""
+            UPDATE publishes AS p SET reached = p.reached + d.reached, delivered = p.delivered + d.delivered, failed = p.failed + d.failed,
+                skipped = p.skipped + d.skipped, dead_lettered = p.dead_lettered + d.dead_lettered
+            FROM unnest(\(ids)::text[], \(reached)::bigint[], \(delivered)::bigint[], \(failed)::bigint[], \(skipped)::bigint[],
+                        \(deadLettered)::bigint[]) AS d(id, reached, delivered, failed, skipped, dead_lettered)
+            WHERE p.id = d.id
+            """, logger: logger)
+        guard !failureIDs.isEmpty else { return }
+        try await connection.query("""
+            INSERT INTO publish_failures (publish_id, reason, count)
+            SELECT f.id, f.reason, f.count FROM unnest(\(failureIDs)::text[], \(reasons)::text[], \(counts)::bigint[]) AS f(id, reason, count)
+            WHERE EXISTS (SELECT 1 FROM publishes WHERE id = f.id)
+            ON CONFLICT (publish_id, reason) DO UPDATE SET count = publish_failures.count + excluded.count
+            """, logger: logger)
+    }
+}
