@@ -14,4 +14,6 @@ public enum StoreMigrationKind: String, Sendable, CaseIterable {
     case feedback
     /// Dead letters.
     case deadLetters = "dead letters"
+    /// Publish receipts: scheduled publishes, idempotency keys, progress.
+    case publishes
 }

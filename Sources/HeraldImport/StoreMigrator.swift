@@ -80,6 +80,12 @@ public struct StoreMigrator: Sendable {
             let written = try await destination.importEventStatistics(page).count
             advance(.events, read: page.count, new: written, refused: page.count - written)
         }
+        // Receipts before jobs and deliveries: a scheduled publish is accepted work, and a job's
+        // receipt should exist when another node of the destination settles its first outcomes.
+        try await copyPages(read: { cursor in try await source.exportPublishes(after: cursor, limit: batchSize) }, key: { $0.status.id }) {
+            page in
+            advance(.publishes, read: page.count, new: try await destination.importPublishes(page))
+        }
         try await copyPages(read: { cursor in try await source.exportPublishJobs(after: cursor, limit: batchSize) }, key: { $0.id }) { page in
             advance(.jobs, read: page.count, new: try await destination.importPublishJobs(page))
         }

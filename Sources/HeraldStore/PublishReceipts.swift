@@ -194,3 +194,42 @@ public struct ReceiptProgress: Sendable, Equatable {
     /// No progress.
     public init() {}
 }
+
+/// A publish's receipt as stored, for copying it into another store (`herald migrate`).
+public struct PublishRecord: Sendable, Equatable {
+    /// The receipt (its ``PublishStatus/retrying`` is not stored: it is counted from the queue).
+    public var status: PublishStatus
+    /// Its idempotency key and the fingerprint a repeat must match, if it had one.
+    public var idempotency: (key: String, fingerprint: String)?
+    /// What a scheduled publish will send once due; `nil` once released.
+    public var scheduled: ScheduledContent?
+
+    /// Creates a record.
+    public init(status: PublishStatus, idempotency: (key: String, fingerprint: String)? = nil, scheduled: ScheduledContent? = nil) {
+        self.status = status
+        self.idempotency = idempotency
+        self.scheduled = scheduled
+    }
+
+    public static func == (lhs: PublishRecord, rhs: PublishRecord) -> Bool {
+        lhs.status == rhs.status && lhs.idempotency?.key == rhs.idempotency?.key
+            && lhs.idempotency?.fingerprint == rhs.idempotency?.fingerprint && lhs.scheduled == rhs.scheduled
+    }
+}
+
+/// What a scheduled publish holds until it is released.
+public struct ScheduledContent: Sendable, Equatable {
+    /// Who it goes to (resolved when it is released).
+    public var audience: PublishAudience
+    /// The front-end it came through.
+    public var origin: DeliveryOrigin
+    /// What it sends.
+    public var content: DeliveryContent
+
+    /// Creates scheduled content.
+    public init(audience: PublishAudience, origin: DeliveryOrigin, content: DeliveryContent) {
+        self.audience = audience
+        self.origin = origin
+        self.content = content
+    }
+}

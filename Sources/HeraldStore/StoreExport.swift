@@ -22,4 +22,8 @@ public protocol StoreExport: Sendable {
 
     /// Feedback entries with id greater than `cursor`, ascending, taken or not.
     func exportFeedback(after cursor: Int64?, limit: Int) async throws -> [ImportedFeedback]
+
+    /// Publish receipts with id greater than `cursor`, ascending: scheduled publishes with what
+    /// they will send, idempotency keys, progress and failures by reason.
+    func exportPublishes(after cursor: String?, limit: Int) async throws -> [PublishRecord]
 }

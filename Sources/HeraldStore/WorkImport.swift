@@ -22,6 +22,11 @@ public protocol WorkImport: Sendable {
     /// - Returns: how many were new.
     func importFeedback(_ entries: [ImportedFeedback]) async throws -> Int
 
+    /// Writes publish receipts (scheduled publishes with their content, idempotency keys, progress
+    /// and failures) with their ids; a scheduled one is released when due as any other.
+    /// - Returns: how many were new.
+    func importPublishes(_ records: [PublishRecord]) async throws -> Int
+
     /// Writes dead letters with their ids.
     /// - Returns: how many were new.
     func importDeadLetters(_ letters: [DeadLetter]) async throws -> Int

@@ -203,4 +203,34 @@ public enum ReceiptConformance {
             #expect(finished.state == .done && finished.audience == 1 && finished.retrying == 0 && finished.finished == TestTime.t0 + 70)
         }
     }
+
+    /// imported receipts read back as they were, a scheduled one is released when due, and a second import writes nothing
+    public static func importPublishes(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
+            _ = try await store.subscribe(id, to: event("e"), ignoreMessage: false, now: TestTime.t0)
+            let finished = PublishStatus(
+                id: DeliveryContent.newPublishID(), event: "e", state: .done, audience: 3, reached: 3, delivered: 1, failed: 2,
+                deadLettered: 1, failures: ["BadDeviceToken": 1, "HTTP 500": 1], created: TestTime.t0, started: TestTime.t0,
+                finished: TestTime.t0 + 1)
+            let scheduledRequest = request(.subscribers(event("e")))
+            let scheduled = PublishStatus(
+                id: scheduledRequest.id, event: "e", state: .scheduled, audience: 0, created: TestTime.t0, scheduledAt: TestTime.t0 + 30)
+            let records = [
+                PublishRecord(status: finished, idempotency: ("key-1", "f")),
+                PublishRecord(
+                    status: scheduled,
+                    scheduled: ScheduledContent(audience: scheduledRequest.audience, origin: .pushd, content: scheduledRequest.content)),
+            ]
+            #expect(try await store.importPublishes(records) == 2)
+            #expect(try await store.importPublishes(records) == 0)
+            #expect(try await store.receipt(of: finished.id) == finished)
+            #expect(try await store.receipt(of: scheduled.id) == scheduled)
+            // The key came with it.
+            let repeated = request(.subscribers(event("e")), idempotency: IdempotencyClaim(key: "key-1", fingerprint: "f", since: TestTime.t0))
+            #expect(try await store.enqueue(repeated, now: TestTime.t0 + 2) == .repeated(publishID: finished.id))
+            #expect(try await store.releaseScheduledPublishes(now: TestTime.t0 + 30, limit: 10) == [scheduledRequest.content])
+            #expect(try await store.receipt(of: scheduled.id)?.state == .fanningOut)
+        }
+    }
 }

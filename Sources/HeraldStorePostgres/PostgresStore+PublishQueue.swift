@@ -17,17 +17,6 @@ extension PostgresStore {
         return result
     }
 
-    /// The audience as the `audience_kind` and `audience_value` columns of a job (or a scheduled publish).
-    static func audienceColumns(_ audience: PublishAudience) throws -> (kind: String, value: String?) {
-        switch audience {
-        case .subscribers(let event): ("subscribers", event.rawValue)
-        case .broadcast: ("broadcast", nil)
-        case .unicast(let id): ("unicast", id.rawValue)
-        case .test(let id): ("test", id.rawValue)
-        case .groups(let events, let proto): (groupsKind, try groupsValue(events, proto: proto))
-        }
-    }
-
     /// Enqueues a job inside the caller's transaction: ``enqueue(_:content:origin:now:)``'s work.
     func enqueueJob(
         _ audience: PublishAudience, content: DeliveryContent, encoded: (notification: String?, payload: String?), origin: DeliveryOrigin,
@@ -50,7 +39,7 @@ extension PostgresStore {
             try await connection.query(
                 "UPDATE events SET total = total + 1, last = \(now) WHERE name = ANY(\(names)::text[])", logger: logger)
         }
-        let (kind, value) = try Self.audienceColumns(audience)
+        let (kind, value) = try Self.storedAudience(audience)
         if let statistics = audience.statisticsEvent {
             try await connection.query("""
                 INSERT INTO events (name, created, last, total) VALUES (\(statistics.rawValue), \(now), \(now), 1)

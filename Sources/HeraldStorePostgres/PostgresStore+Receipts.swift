@@ -34,7 +34,7 @@ extension PostgresStore {
                 }
             }
             if let dueAt = publish.dueAt, dueAt > now {
-                let (kind, value) = try Self.audienceColumns(publish.audience)
+                let (kind, value) = try Self.storedAudience(publish.audience)
                 try await connection.query("""
                     INSERT INTO publishes (id, event, state, created, scheduled_at, idempotency_key, fingerprint,
                                            audience_kind, audience_value, origin, notification, payload)
@@ -237,5 +237,67 @@ extension PostgresStore {
             WHERE EXISTS (SELECT 1 FROM publishes WHERE id = f.id)
             ON CONFLICT (publish_id, reason) DO UPDATE SET count = publish_failures.count + excluded.count
             """, logger: logger)
+    }
+}
+
+extension PostgresStore {
+    /// One statement for the receipts over a `jsonb_to_recordset` document, one for their
+    /// failures, in one transaction; rows already stored are left alone.
+    public func importPublishes(_ records: [PublishRecord]) async throws -> Int {
+        guard !records.isEmpty else { return 0 }
+        struct Row: Encodable {
+            var id, event, state: String
+            var audience, reached, delivered, failed, skipped, dead_lettered, created: Int64
+            var scheduled_at, started, finished: Int64?
+            var idempotency_key, fingerprint, audience_kind, audience_value, origin, notification, payload: String?
+        }
+        struct Failure: Encodable {
+            var id, reason: String
+            var count: Int64
+        }
+        var rows: [Row] = []
+        var failures: [Failure] = []
+        for record in records {
+            let status = record.status
+            var row = Row(
+                id: status.id, event: status.event, state: status.state.rawValue, audience: status.audience, reached: status.reached,
+                delivered: status.delivered, failed: status.failed, skipped: status.skipped, dead_lettered: status.deadLettered,
+                created: status.created, scheduled_at: status.scheduledAt, started: status.started, finished: status.finished,
+                idempotency_key: record.idempotency?.key, fingerprint: record.idempotency?.fingerprint)
+            if let scheduled = record.scheduled {
+                (row.audience_kind, row.audience_value) = try Self.storedAudience(scheduled.audience)
+                row.origin = scheduled.origin.rawValue
+                (row.notification, row.payload) = try PostgresCodec.encode(scheduled.content)
+            }
+            rows.append(row)
+            failures += status.failures.map { Failure(id: status.id, reason: $0.key, count: $0.value) }
+        }
+        let document = try PostgresCodec.jsonRecords(rows)
+        let failureDocument = try PostgresCodec.jsonRecords(failures)
+        let hasFailures = !failures.isEmpty
+        let logger = self.logger
+        return try await withTransaction { connection in
+            let inserted = try await connection.query("""
+                INSERT INTO publishes (id, event, state, audience, reached, delivered, failed, skipped, dead_lettered, created, scheduled_at,
+                                       started, finished, idempotency_key, fingerprint, audience_kind, audience_value, origin, notification,
+                                       payload)
+                SELECT id, event, state, audience, reached, delivered, failed, skipped, dead_lettered, created, scheduled_at, started,
+                       finished, idempotency_key, fingerprint, audience_kind, audience_value, origin, notification, payload
+                FROM jsonb_to_recordset(\(document)::jsonb) AS r(
+                    id text, event text, state text, audience bigint, reached bigint, delivered bigint, failed bigint, skipped bigint,
+                    dead_lettered bigint, created bigint, scheduled_at bigint, started bigint, finished bigint, idempotency_key text,
+                    fingerprint text, audience_kind text, audience_value text, origin text, notification text, payload text)
+                ON CONFLICT (id) DO NOTHING
+                RETURNING 1
+                """, logger: logger).collect().count
+            if hasFailures {
+                try await connection.query("""
+                    INSERT INTO publish_failures (publish_id, reason, count)
+                    SELECT id, reason, count FROM jsonb_to_recordset(\(failureDocument)::jsonb) AS f(id text, reason text, count bigint)
+                    ON CONFLICT (publish_id, reason) DO NOTHING
+                    """, logger: logger)
+            }
+            return inserted
+        }
     }
 }

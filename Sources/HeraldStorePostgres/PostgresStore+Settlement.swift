@@ -38,7 +38,6 @@ extension PostgresStore {
                     WHERE r.id = ANY(\(ids)::bigint[]) AND r.id = c.id
                     """, logger: logger)
             }
-            try await Self.applyReceipts(settlement.receipts, on: connection, logger: logger)
             // The publishes that may have ended: those whose last job completes or last retry ends here.
             var ending: Set<String> = []
             if !settlement.finishedRetries.isEmpty {
@@ -53,6 +52,9 @@ extension PostgresStore {
                 summary.lostJobs = lost
                 ending.formUnion(completed)
             }
+            // Last, so that the receipt's row (shared by every node settling the same publish) stays
+            // locked only until the commit.
+            try await Self.applyReceipts(settlement.receipts, on: connection, logger: logger)
             try await Self.finishPublishes(Array(ending), on: connection, logger: logger)
             if !retries.rows.isEmpty { try await self.notify(.deliveries, on: connection) }
             return summary

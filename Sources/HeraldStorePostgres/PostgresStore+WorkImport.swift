@@ -13,13 +13,14 @@ extension PostgresStore {
         let logger = self.logger
         let inserted = try await withTransaction { connection in
             let inserted = try await connection.query("""
-                INSERT INTO publish_jobs (id, audience_kind, audience_value, origin, notification, payload, published_at, cursor, pending, end_id)
+                INSERT INTO publish_jobs (id, audience_kind, audience_value, origin, notification, payload, published_at, cursor, pending, end_id,
+                                          publish_id)
                 SELECT r.id, r.audience_kind, r.audience_value, r.origin,
                        CASE WHEN c.is_payload THEN NULL ELSE c.content END, CASE WHEN c.is_payload THEN c.content END,
-                       r.published_at, r.cursor, r.pending, r.end_id
+                       r.published_at, r.cursor, r.pending, r.end_id, r.publish_id
                 FROM jsonb_to_recordset(\(rows)::jsonb) AS r(
                     c bigint, id bigint, audience_kind text, audience_value text, origin text, published_at bigint, cursor text,
-                    pending text, end_id text)
+                    pending text, end_id text, publish_id text)
                 JOIN unnest(\(batch.contents.texts)::text[], \(batch.contents.isPayload)::bool[]) WITH ORDINALITY AS c(content, is_payload, i) ON c.i = r.c
                 ORDER BY r.id
                 ON CONFLICT (id) DO NOTHING
@@ -43,13 +44,14 @@ extension PostgresStore {
         let inserted = try await withTransaction { connection in
             let inserted = try await connection.query("""
                 INSERT INTO retries (id, subscriber_id, proto, token, origin, statistics_event, notification, payload, silent, badge,
-                                     attempts, max_attempts, due_at, published_at, last_reason)
+                                     attempts, max_attempts, due_at, published_at, last_reason, publish_id)
                 SELECT r.id, r.subscriber_id, r.proto, r.token, r.origin, r.statistics_event,
                        CASE WHEN c.is_payload THEN NULL ELSE c.content END, CASE WHEN c.is_payload THEN c.content END,
-                       r.silent, r.badge, r.attempts, r.max_attempts, r.due_at, r.published_at, r.last_reason
+                       r.silent, r.badge, r.attempts, r.max_attempts, r.due_at, r.published_at, r.last_reason, r.publish_id
                 FROM jsonb_to_recordset(\(rows)::jsonb) AS r(
                     id bigint, c bigint, subscriber_id text, proto text, token text, origin text, statistics_event text, silent boolean,
-                    badge integer, attempts integer, max_attempts integer, due_at bigint, published_at bigint, last_reason text)
+                    badge integer, attempts integer, max_attempts integer, due_at bigint, published_at bigint, last_reason text,
+                    publish_id text)
                 JOIN unnest(\(batch.contents.texts)::text[], \(batch.contents.isPayload)::bool[]) WITH ORDINALITY AS c(content, is_payload, i) ON c.i = r.c
                 WHERE r.subscriber_id IS NULL OR EXISTS (SELECT 1 FROM subscribers WHERE id = r.subscriber_id)
                 ORDER BY r.id

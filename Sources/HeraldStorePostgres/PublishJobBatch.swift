@@ -14,6 +14,7 @@ struct PublishJobBatch: Sendable {
         var cursor: String?
         var pending: String?
         var end_id: String?
+        var publish_id: String?
     }
 
     var rows: [Row] = []
@@ -27,7 +28,7 @@ struct PublishJobBatch: Sendable {
             rows.append(Row(
                 c: try contents.position(of: job.content), id: job.id, audience_kind: kind, audience_value: value,
                 origin: job.origin.rawValue, published_at: job.publishedAt, cursor: job.cursor?.rawValue,
-                pending: try PendingMembersCodec.text(job.pending), end_id: job.end?.rawValue))
+                pending: try PendingMembersCodec.text(job.pending), end_id: job.end?.rawValue, publish_id: job.receiptID))
         }
     }
 }

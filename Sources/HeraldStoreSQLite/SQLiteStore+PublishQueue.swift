@@ -19,17 +19,6 @@ extension SQLiteStore {
         return result
     }
 
-    /// The audience as the `audience_kind` and `audience_value` columns of a job (or a scheduled publish).
-    static func audienceColumns(_ audience: PublishAudience) throws -> (kind: String, value: String?) {
-        switch audience {
-        case .subscribers(let event): ("subscribers", event.rawValue)
-        case .broadcast: ("broadcast", nil)
-        case .unicast(let id): ("unicast", id.rawValue)
-        case .test(let id): ("test", id.rawValue)
-        case .groups(let events, let proto): (groupsKind, try groupsValue(events, proto: proto))
-        }
-    }
-
     /// Enqueues a job inside the caller's transaction: ``enqueue(_:content:origin:now:)``'s work.
     static func enqueueJob(
         _ audience: PublishAudience, content: DeliveryContent, origin: DeliveryOrigin, now: Int64, in db: Database
@@ -51,7 +40,7 @@ extension SQLiteStore {
             guard try groupsHaveAudience(list, proto: proto, in: db) else { return .noAudience }
             try countGroupsPublish(list, now: now, in: db)
         }
-        let (kind, value) = try audienceColumns(audience)
+        let (kind, value) = try storedAudience(audience)
         if let statistics = audience.statisticsEvent {
             try db.cachedStatement(sql: """
                 INSERT INTO events (name, created, last, total) VALUES (?, ?, ?, 1)
@@ -196,23 +185,7 @@ extension SQLiteStore {
     /// payload, end_id`.
     static func job(_ row: Row) throws -> PublishJob {
         let id: Int64 = row[0]
-        let kind: String = row[1]
-        let value: String? = row[2]
-        let audience: PublishAudience
-        switch (kind, value) {
-        case ("subscribers", let name?):
-            audience = .subscribers(try SQLiteCodec.eventName(name, table: "publish_jobs"))
-        case ("broadcast", _):
-            audience = .broadcast
-        case ("unicast", let id?):
-            audience = .unicast(SubscriberID(rawValue: id))
-        case ("test", let id?):
-            audience = .test(SubscriberID(rawValue: id))
-        case (groupsKind, let list?):
-            audience = try groupsAudience(list, jobID: id)
-        default:
-            throw StoreError.corruptRow("publish_jobs \(id): unknown audience \(kind)")
-        }
+        let audience = try storedAudience(kind: row[1], value: row[2], row: "publish_jobs \(id)", jobID: id)
         let cursor: String? = row[5]
         let end: String? = row[9]
         let pending = try SQLiteCodec.pendingMembers(row[6], jobID: id)
@@ -226,5 +199,17 @@ extension SQLiteStore {
             pending: pending,
             end: end.map(SubscriberID.init(rawValue:))
         )
+    }
+
+    /// The audience stored as `audience_kind` and `audience_value` (``storedAudience(_:)``'s inverse).
+    static func storedAudience(kind: String, value: String?, row: String, jobID: Int64) throws -> PublishAudience {
+        switch (kind, value) {
+        case ("subscribers", let name?): .subscribers(try SQLiteCodec.eventName(name, table: "publish_jobs"))
+        case ("broadcast", _): .broadcast
+        case ("unicast", let id?): .unicast(SubscriberID(rawValue: id))
+        case ("test", let id?): .test(SubscriberID(rawValue: id))
+        case (groupsKind, let list?): try groupsAudience(list, jobID: jobID)
+        default: throw StoreError.corruptRow("\(row): unknown audience \(kind)")
+        }
     }
 }

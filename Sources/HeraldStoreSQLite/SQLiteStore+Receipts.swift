@@ -25,7 +25,7 @@ extension SQLiteStore {
             let key = publish.idempotency?.key
             let fingerprint = publish.idempotency?.fingerprint
             if let dueAt = publish.dueAt, dueAt > now {
-                let (kind, value) = try Self.audienceColumns(publish.audience)
+                let (kind, value) = try Self.storedAudience(publish.audience)
                 let encoded = try SQLiteCodec.encode(publish.content)
                 try db.cachedStatement(sql: """
                     INSERT INTO publishes (id, event, state, created, scheduled_at, idempotency_key, fingerprint,
@@ -237,5 +237,83 @@ extension SQLiteStore {
             WHERE EXISTS (SELECT 1 FROM publishes WHERE id = value ->> 0)
             ON CONFLICT (publish_id, reason) DO UPDATE SET count = count + excluded.count
             """).execute(arguments: [String(decoding: try JSONEncoder().encode(failures), as: UTF8.self)])
+    }
+}
+
+extension SQLiteStore {
+    /// The columns ``publishRecord(_:failures:)`` reads, in its order.
+    static let publishColumns = """
+        id, event, state, audience, reached, delivered, failed, skipped, dead_lettered, created, scheduled_at, started, finished,
+        idempotency_key, fingerprint, audience_kind, audience_value, origin, notification, payload
+        """
+
+    /// A range of `publishes` by id, with their failures.
+    public func exportPublishes(after cursor: String?, limit: Int) async throws -> [PublishRecord] {
+        guard limit > 0 else { return [] }
+        return try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT \(Self.publishColumns) FROM publishes WHERE id > ? ORDER BY id LIMIT ?"),
+                arguments: [cursor ?? "", limit])
+            guard let first = rows.first, let last = rows.last else { return [] }
+            var failures: [String: [String: Int64]] = [:]
+            for row in try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT publish_id, reason, count FROM publish_failures WHERE publish_id BETWEEN ? AND ?"),
+                arguments: [first[0] as String, last[0] as String])
+            {
+                failures[row[0], default: [:]][row[1]] = row[2]
+            }
+            return try rows.map { row in
+                let id: String = row[0]
+                let stateText: String = row[2]
+                guard let state = PublishState(rawValue: stateText) else { throw StoreError.corruptRow("publishes \(id): state \(stateText)") }
+                let status = PublishStatus(
+                    id: id, event: row[1], state: state, audience: row[3], reached: row[4], delivered: row[5], failed: row[6], skipped: row[7],
+                    deadLettered: row[8], failures: failures[id] ?? [:], created: row[9], scheduledAt: row[10], started: row[11], finished: row[12])
+                var record = PublishRecord(status: status)
+                if let key: String = row[13], let fingerprint: String = row[14] { record.idempotency = (key, fingerprint) }
+                if let kind: String = row[15], let origin: String = row[17] {
+                    let audience = try Self.storedAudience(kind: kind, value: row[16], row: "publishes \(id)", jobID: 0)
+                    let content = try SQLiteCodec.content(notification: row[18], payload: row[19], table: "publishes", id: 0)
+                    record.scheduled = ScheduledContent(audience: audience, origin: DeliveryOrigin(rawValue: origin), content: content)
+                }
+                return record
+            }
+        }
+    }
+
+    /// One transaction per batch, a cached statement per row; failures with their receipts.
+    public func importPublishes(_ records: [PublishRecord]) async throws -> Int {
+        guard !records.isEmpty else { return 0 }
+        let encoded = try records.map { record in
+            (record, try record.scheduled.map { (try Self.storedAudience($0.audience), try SQLiteCodec.encode($0.content)) })
+        }
+        let inserted = try await pool.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO publishes (\(Self.publishColumns))
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO NOTHING
+                """)
+            let failure = try db.cachedStatement(sql: """
+                INSERT INTO publish_failures (publish_id, reason, count) VALUES (?, ?, ?) ON CONFLICT (publish_id, reason) DO NOTHING
+                """)
+            var inserted = 0
+            for (record, scheduled) in encoded {
+                let status = record.status
+                var arguments: StatementArguments = [
+                    status.id, status.event, status.state.rawValue, status.audience, status.reached, status.delivered, status.failed,
+                    status.skipped, status.deadLettered, status.created, status.scheduledAt, status.started, status.finished,
+                    record.idempotency?.key, record.idempotency?.fingerprint,
+                ]
+                arguments += [
+                    scheduled?.0.kind, scheduled?.0.value, record.scheduled?.origin.rawValue, scheduled?.1.notification, scheduled?.1.payload,
+                ]
+                try statement.execute(arguments: arguments)
+                guard db.changesCount > 0 else { continue }
+                inserted += 1
+                for (reason, count) in status.failures { try failure.execute(arguments: [status.id, reason, count]) }
+            }
+            return inserted
+        }
+        return inserted
     }
 }

@@ -15,8 +15,9 @@ extension SQLiteStore {
         }
         let inserted = try await pool.write { db in
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO publish_jobs (id, audience_kind, audience_value, origin, notification, payload, published_at, cursor, pending, end_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO publish_jobs (id, audience_kind, audience_value, origin, notification, payload, published_at, cursor, pending, end_id,
+                                          publish_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO NOTHING
                 """)
             var inserted = 0
@@ -24,7 +25,7 @@ extension SQLiteStore {
                 let job = item.job
                 try statement.execute(arguments: [
                     job.id, item.audience.kind, item.audience.value, job.origin.rawValue, item.content.notification, item.content.payload,
-                    job.publishedAt, job.cursor?.rawValue, item.pending, job.end?.rawValue,
+                    job.publishedAt, job.cursor?.rawValue, item.pending, job.end?.rawValue, job.receiptID,
                 ])
                 inserted += db.changesCount
             }
@@ -41,8 +42,8 @@ extension SQLiteStore {
         let inserted = try await pool.write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO retries (id, subscriber_id, proto, token, origin, statistics_event, notification, payload, silent, badge,
-                                     attempts, max_attempts, due_at, published_at, last_reason)
-                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                                     attempts, max_attempts, due_at, published_at, last_reason, publish_id)
+                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
                 WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM subscribers WHERE id = ?2)
                 ON CONFLICT (id) DO NOTHING
                 """)
@@ -55,7 +56,7 @@ extension SQLiteStore {
                 try statement.execute(arguments: [
                     entry.id, entry.subscriberID?.rawValue, proto, token, entry.origin.rawValue, entry.statisticsEvent?.rawValue,
                     delivery.notification, delivery.payload, entry.silent, entry.badge, entry.attempts, entry.maxAttempts, entry.dueAt,
-                    entry.publishedAt, entry.lastReason,
+                    entry.publishedAt, entry.lastReason, entry.receiptID,
                 ])
                 inserted += db.changesCount
             }

@@ -93,6 +93,8 @@ struct ReceiptConformanceTests {
     func idempotency() async throws { try await ReceiptConformance.idempotency(backend) }
     @Test("pruning deletes old finished receipts, forgets old keys, and finishes publishes with nothing left")
     func prune() async throws { try await ReceiptConformance.prune(backend) }
+    @Test("imported receipts read back as they were, a scheduled one is released when due, and a second import writes nothing")
+    func importPublishes() async throws { try await ReceiptConformance.importPublishes(backend) }
 }
 
 @Suite("Store conformance: publish queue")
