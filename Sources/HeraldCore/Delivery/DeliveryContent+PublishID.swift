@@ -7,14 +7,19 @@ extension DeliveryContent {
         }
     }
 
-    /// A fresh publish id: 128 random bits as 32 lower-case hex digits.
+    /// A fresh publish id: 32 lower-case hex digits, the Unix time in milliseconds (48 bits) then
+    /// 80 random bits, as a UUIDv7 lays them out.
     ///
     /// Random rather than the job's row id, so that it is known before the publish is stored, is
     /// stored with the content every retry and dead letter copies, and never repeats across
-    /// databases or nodes.
-    public static func newPublishID() -> String {
+    /// databases or nodes. Time first, so that ids made one after the other sort together: the
+    /// receipts' primary key then grows at its end, like a row id, instead of touching a random
+    /// page of its index on every publish (which more than halved the publish rate on SQLite).
+    public static func newPublishID(nowMillis: Int64 = WallClock.system.nowMillis()) -> String {
         var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
+        let time = UInt64(max(0, nowMillis)) & 0xFFFF_FFFF_FFFF
+        let random = generator.next() as UInt64
+        let high = time << 16 | random >> 48
         let low = generator.next() as UInt64
         return hex(high) + hex(low)
     }
