@@ -30,6 +30,18 @@ public struct GorushRoutes: HTTPRoutes {
         self.logger = logger
     }
 
+    /// What the main port serves at gorush's path when `compat.gorush` is absent: `POST /api/push`
+    /// answers a bare 404 (the front-end is not configured), and since the path stays known, any
+    /// other method answers 405 with `Allow: POST` like every path of the API (docs/openapi.yaml).
+    public struct Unconfigured: HTTPRoutes {
+        /// Creates the stand-in.
+        public init() {}
+
+        public func register(on router: Router<HeraldRequestContext>) {
+            router.post("/api/push") { _, _ -> Response in throw APIError.notFound }
+        }
+    }
+
     public func register(on router: Router<HeraldRequestContext>) {
         let authorizer = self.authorizer
         router.post("/api/push") { request, context -> Response in

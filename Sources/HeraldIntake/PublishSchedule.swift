@@ -1,8 +1,8 @@
 import FoundationEssentials
 import HeraldCore
 
-/// When a publish is due, from its payload's `at` (Unix seconds, or an RFC 3339 time) or `delay`
-/// (seconds from now), with a precision of one second.
+/// When a publish is due, from its payload's `at` (whole Unix seconds, or an RFC 3339 time) or
+/// `delay` (whole seconds from now), with a precision of one second.
 public struct PublishSchedule: Sendable, Equatable {
     /// Unix seconds when it is due.
     public var dueAt: Int64
@@ -12,7 +12,7 @@ public struct PublishSchedule: Sendable, Equatable {
     ///
     /// A time in the past (or now) publishes at once.
     /// - Throws: ``IntakeError/Code/invalidRequest`` for both keys at once, a value that is not a
-    ///   time or a non-negative number of seconds, or a due time more than `maxAhead` away.
+    ///   time or a whole number of seconds, or a due time more than `maxAhead` away.
     static func extract(from payload: BodyValue, now: Int64, maxAhead: Duration) throws(IntakeError) -> (PublishSchedule?, BodyValue) {
         guard let members = payload.objectMembers, members.contains(where: { $0.key == "at" || $0.key == "delay" }) else {
             return (nil, payload)
@@ -25,10 +25,8 @@ public struct PublishSchedule: Sendable, Equatable {
             guard let seconds = Self.unixSeconds(at) else { throw .invalidRequest("Invalid value for `at'") }
             dueAt = seconds
         } else {
-            guard let delay, !delay.isBool, let text = delay.scalarText, let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds < 1e12 else {
-                throw .invalidRequest("Invalid value for `delay'")
-            }
-            dueAt = now + Int64(seconds.rounded(.up))
+            guard let delay, let seconds = Self.wholeSeconds(delay) else { throw .invalidRequest("Invalid value for `delay'") }
+            dueAt = now + seconds
         }
         if dueAt - now > maxAhead.components.seconds {
             throw .invalidRequest("The delivery time is more than \(maxAhead.components.seconds) seconds ahead")
@@ -37,13 +35,27 @@ public struct PublishSchedule: Sendable, Equatable {
         return (dueAt > now ? PublishSchedule(dueAt: dueAt) : nil, rest)
     }
 
-    /// `at` as Unix seconds: a number (or a string of one), or an RFC 3339 time; fractions round up.
+    /// A whole number of seconds, written with decimal digits only (a JSON number or a string),
+    /// at most 12 of them: the one form both `at` and `delay` take as a number.
+    /// A JSON number may also be written with a zero fraction (`60.0`), which JSON Schema counts as
+    /// an integer.
+    static func wholeSeconds(_ value: BodyValue) -> Int64? {
+        var text: Substring
+        switch value {
+        case .string(let string): text = Substring(string)
+        case .number(let literal):
+            text = Substring(literal)
+            if let point = text.firstIndex(of: "."), text[text.index(after: point)...].allSatisfy({ $0 == "0" }) { text = text[..<point] }
+        default: return nil
+        }
+        guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text)
+    }
+
+    /// `at` as Unix seconds: a whole number of them, or an RFC 3339 time (a fraction rounds up).
     static func unixSeconds(_ value: BodyValue) -> Int64? {
         guard !value.isBool, let text = value.scalarText, !text.isEmpty else { return nil }
-        if let seconds = Double(text), seconds.isFinite {
-            guard seconds >= 0, seconds < 1e12 else { return nil }
-            return Int64(seconds.rounded(.up))
-        }
+        if let seconds = wholeSeconds(value) { return seconds }
         guard case .string = value, let date = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Self.fractional)) else {
             return nil
         }

@@ -144,6 +144,8 @@ public struct HeraldApplication: Sendable {
         do {
             if let gorush = try GorushRoutes(configuration: configuration, intake: intake, authorizer: authorizer, logger: logger) {
                 additionalRoutes.append(gorush)
+            } else {
+                additionalRoutes.append(GorushRoutes.Unconfigured())
             }
         } catch {
             await providers.shutdown()

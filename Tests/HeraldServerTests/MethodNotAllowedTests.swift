@@ -26,6 +26,19 @@ import Testing
         }
     }
 
+    /// Without `compat.gorush`, gorush's path stays known: `POST` answers the bare 404 the
+    /// contract declares for an unconfigured front-end, any other method 405.
+    @Test func gorushsPathIsKnownWhenItIsNotConfigured() async throws {
+        try await withHerald { herald in
+            let push = try await herald.request(.POST, "/api/push", json: #"{"notifications":[]}"#)
+            #expect(push.status == 404)
+            #expect(push.body == "Not Found")
+            let trace = try await herald.request(.init(rawValue: "TRACE"), "/api/push")
+            #expect(trace.status == 405)
+            #expect(trace.header("Allow") == "POST")
+        }
+    }
+
     @Test func deadLetterSelectionsTakeWholeNumbersAsJSONWritesThem() async throws {
         try await withHerald { herald in
             let whole = try await herald.request(.DELETE, "/dead-letters", json: #"{"ids":[978.0],"until":12.0}"#)

@@ -183,6 +183,22 @@ import Testing
         }
     }
 
+    /// `expiration` and `max_attempts` are JSON numbers, whole ones however JSON writes them (`2.0` is
+    /// an integer to docs/openapi.yaml); the same digits in a string, or a fraction, are refused.
+    @Test func wholeNumbersAreTakenAsJSONWritesThem() async throws {
+        try await withAPNs { herald, _ in
+            let base = #"{"proto":"apns","tokens":["\#(APNsTestBed.token(6))"],"payload":{"aps":{"alert":"x"}}"#
+            let expiration = Int(Date().timeIntervalSince1970) + 3600
+            let whole = try await herald.request(.POST, "/send", json: base + #","max_attempts":2.0,"expiration":\#(expiration).0}"#)
+            #expect(whole.status == 202, "\(whole.body)")
+            let text = try await herald.request(.POST, "/send", json: base + #","max_attempts":"2"}"#)
+            #expect(text.body == #"{"error":"Invalid value for `max_attempts'"}"#)
+            #expect(try await herald.request(.POST, "/send", json: base + #","max_attempts":2.5}"#).status == 400)
+            let stringExpiration = try await herald.request(.POST, "/send", json: base + #","expiration":"\#(expiration)"}"#)
+            #expect(stringExpiration.body == #"{"error":"Invalid value for `expiration'"}"#)
+        }
+    }
+
     @Test func aSenderCanWaitForTheFirstAnswers() async throws {
         try await withAPNs { herald, bed in
             bed.simulator.unregister(token: APNsTestBed.token(3), at: Int64(Date().timeIntervalSince1970 * 1000) - 1000)

@@ -148,7 +148,7 @@ struct DeadLetterSelector {
         }
         func integer(_ name: String) throws(APIError) -> Int64? {
             guard let value = values[name] else { return nil }
-            guard let text = value.scalarText, let number = Self.wholeNumber(text), number >= 0 else { throw .invalidValue(name) }
+            guard let text = value.scalarText, let number = BodyValue.wholeNumber(text), number >= 0 else { throw .invalidValue(name) }
             return number
         }
         func text(_ name: String) throws(APIError) -> String? {
@@ -182,18 +182,9 @@ struct DeadLetterSelector {
                 guard let text = ids.scalarText else { throw .invalidValue("ids") }
                 items = text.split(separator: ",").map { String($0).trimmingWhitespace() }
             }
-            let parsed = items.compactMap(Self.wholeNumber).filter { $0 >= 0 }
+            let parsed = items.compactMap(BodyValue.wholeNumber).filter { $0 >= 0 }
             guard !items.isEmpty, parsed.count == items.count, items.count <= AdminRoutes.maxDeadLetterBatch else { throw .invalidValue("ids") }
             filter.ids = parsed
         }
-    }
-
-    /// A whole number written as JSON may write it: `978`, or `978.0` (JSON has one number type,
-    /// and JSON Schema counts `978.0` as an integer); `nil` for fractions and what does not fit.
-    static func wholeNumber(_ text: String) -> Int64? {
-        if let number = Int64(text) { return number }
-        // Doubles are exact up to 2^53: past that a written fraction could round to a whole number.
-        guard let value = Double(text), value.rounded() == value, abs(value) <= 9_007_199_254_740_992 else { return nil }
-        return Int64(value)
     }
 }

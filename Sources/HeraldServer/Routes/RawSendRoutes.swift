@@ -11,7 +11,8 @@ import NIOCore
 /// JSON, or a string, sent as it is: WNS XML), optional `headers` (provider headers such as
 /// `apns-push-type`, `x-wns-type`), `expiration` (Unix seconds), `label` (the event name it is
 /// filed under in dead letters), `reference` (the sender's id, written with its feedback) and
-/// `max_attempts` (fewer attempts than `delivery.max_attempts`; 1: no retry). Answers `202` with
+/// `max_attempts` (fewer attempts than `delivery.max_attempts`; 1: no retry); `expiration` and
+/// `max_attempts` are JSON numbers (`5` or `5.0`, not `"5"`). Answers `202` with
 /// `{"queued":<n>}` once every delivery is stored.
 /// Its feedback is `GET /feedback?origin=herald`.
 public struct RawSendRoutes: Sendable {
@@ -80,7 +81,7 @@ public struct RawSendRoutes: Sendable {
         }
         var expiration: Int64?
         if let given = body["expiration"] {
-            guard let text = given.scalarText, let value = Int64(text) else { throw .invalidValue("expiration") }
+            guard let value = given.wholeNumber else { throw .invalidValue("expiration") }
             expiration = value
         }
         var label = "raw"
@@ -95,8 +96,8 @@ public struct RawSendRoutes: Sendable {
         }
         var maxAttempts: Int?
         if let given = body["max_attempts"] {
-            guard let text = given.scalarText, let value = Int(text), value >= 1 else { throw .invalidValue("max_attempts") }
-            maxAttempts = value
+            guard let value = given.wholeNumber, value >= 1 else { throw .invalidValue("max_attempts") }
+            maxAttempts = Int(value)
         }
         return RawSend(
             proto: proto, tokens: tokens,
