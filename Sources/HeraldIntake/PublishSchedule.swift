@@ -35,21 +35,19 @@ public struct PublishSchedule: Sendable, Equatable {
         return (dueAt > now ? PublishSchedule(dueAt: dueAt) : nil, rest)
     }
 
-    /// A whole number of seconds, written with decimal digits only (a JSON number or a string),
-    /// at most 12 of them: the one form both `at` and `delay` take as a number.
-    /// A JSON number may also be written with a zero fraction (`60.0`), which JSON Schema counts as
-    /// an integer.
+    /// A whole number of seconds: a JSON number (``BodyValue/wholeNumber``, so `60.0` too, as JSON
+    /// Schema's integer), or a string of decimal digits; at most 12 digits either way.
     static func wholeSeconds(_ value: BodyValue) -> Int64? {
-        var text: Substring
         switch value {
-        case .string(let string): text = Substring(string)
-        case .number(let literal):
-            text = Substring(literal)
-            if let point = text.firstIndex(of: "."), text[text.index(after: point)...].allSatisfy({ $0 == "0" }) { text = text[..<point] }
-        default: return nil
+        case .number:
+            guard let seconds = value.wholeNumber, (0..<1_000_000_000_000).contains(seconds) else { return nil }
+            return seconds
+        case .string(let text):
+            guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            return Int64(text)
+        default:
+            return nil
         }
-        guard (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        return Int64(text)
     }
 
     /// `at` as Unix seconds: a whole number of them, or an RFC 3339 time (a fraction rounds up).
