@@ -20,10 +20,6 @@ extension IdempotencyClaim {
             hash.update(data: Array(part.utf8))
             hash.update(data: [0])
         }
-        let fingerprint = hash.finalize().map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
-        }.joined()
-        self.init(key: key, fingerprint: fingerprint, since: now - window.components.seconds)
+        self.init(key: key, fingerprint: Base64URL.encode(hash.finalize()), since: now - window.components.seconds)
     }
 }

@@ -61,7 +61,7 @@ public struct Intake: Sendable {
     /// the fan-out) with its receipt, and announced to Server-Sent Events listeners (§6.1).
     ///
     /// The payload may carry a delivery time, `at` (Unix seconds or RFC 3339) or `delay` (seconds):
-    /// the publish is then stored to be released when due (``PublishSchedule``). With an
+    /// the publish is then stored (its receipt `scheduled`) and released when due. With an
     /// `idempotencyKey`, a repeat of a publish made within ``PublishPolicy/idempotencyWindow`` is
     /// answered with the first one's receipt and publishes nothing.
     ///

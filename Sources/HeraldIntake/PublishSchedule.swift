@@ -3,9 +3,9 @@ import HeraldCore
 
 /// When a publish is due, from its payload's `at` (whole Unix seconds, or an RFC 3339 time) or
 /// `delay` (whole seconds from now), with a precision of one second.
-public struct PublishSchedule: Sendable, Equatable {
+struct PublishSchedule: Sendable, Equatable {
     /// Unix seconds when it is due.
-    public var dueAt: Int64
+    var dueAt: Int64
 
     /// The payload's schedule, if it asks for one later than `now`, and the payload without
     /// `at` and `delay` (they are not part of the notification).

@@ -31,9 +31,6 @@ public protocol PublishReceipts: Sendable {
     /// - Returns: what each released publish sends, for its Server-Sent Events listeners.
     func releaseScheduledPublishes(now: Int64, limit: Int) async throws -> [DeliveryContent]
 
-    /// When the earliest scheduled publish is due (Unix seconds), if any.
-    func nextScheduledPublish() async throws -> Int64?
-
     /// Deletes the receipts of publishes finished (or cancelled) before `finishedBefore`, forgets
     /// idempotency keys of publishes made before `keysBefore`, and marks `done` the publishes that
     /// have no job and no retry left but were never settled again (their last retries went with

@@ -103,13 +103,11 @@ public enum ReceiptConformance {
             let waiting = try #require(try await store.receipt(of: publish.id))
             #expect(waiting.state == .scheduled && waiting.scheduledAt == TestTime.t0 + 60 && waiting.pending == 0)
             #expect(try await store.backlog().jobs == 0)
-            #expect(try await store.nextScheduledPublish() == TestTime.t0 + 60)
             #expect(try await store.releaseScheduledPublishes(now: TestTime.t0 + 59, limit: 10).isEmpty)
 
             let released = try await store.releaseScheduledPublishes(now: TestTime.t0 + 60, limit: 10)
             #expect(released == [publish.content])
             #expect(try await store.releaseScheduledPublishes(now: TestTime.t0 + 61, limit: 10).isEmpty)
-            #expect(try await store.nextScheduledPublish() == nil)
             #expect(try await store.backlog().jobs == 1)
             let job = try #require(try await store.claimJobs(limit: 1, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0).first)
             #expect(job.content == publish.content && job.publishedAt == TestTime.t0 + 60)

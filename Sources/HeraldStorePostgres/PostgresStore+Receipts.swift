@@ -162,15 +162,6 @@ extension PostgresStore {
         return released
     }
 
-    /// The earliest due time, from its index.
-    public func nextScheduledPublish() async throws -> Int64? {
-        let logger = self.logger
-        return try await withConnection { connection in
-            try await connection.query("SELECT min(scheduled_at) FROM publishes WHERE state = 'scheduled'", logger: logger)
-                .map { try $0.decode(Int64?.self) }.first ?? nil
-        }
-    }
-
     /// Four statements in one transaction, each over its own index.
     public func pruneReceipts(finishedBefore: Int64, keysBefore: Int64, now: Int64) async throws {
         let logger = self.logger

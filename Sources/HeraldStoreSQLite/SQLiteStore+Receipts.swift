@@ -161,14 +161,7 @@ extension SQLiteStore {
         return released
     }
 
-    /// The earliest due time, from its index.
-    public func nextScheduledPublish() async throws -> Int64? {
-        try await pool.read { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(scheduled_at) FROM publishes WHERE state = 'scheduled'"))
-        }
-    }
-
-    /// Three statements, each over its own index.
+    /// Four statements in one transaction, each over its own index.
     public func pruneReceipts(finishedBefore: Int64, keysBefore: Int64, now: Int64) async throws {
         try await pool.write { db in
             try db.cachedStatement(sql: """

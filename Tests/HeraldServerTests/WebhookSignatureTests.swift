@@ -19,6 +19,17 @@ import Testing
     /// A second, 32-byte secret.
     static let second = "whsec_" + Data((0..<32).map { UInt8($0 * 7 & 0xFF) }).base64EncodedString()
 
+    /// A receiver that answers its first request with `status` and every later one `200`: a retry.
+    static func failingFirst(with status: HTTPResponse.Status) -> WebhookReceiver.Behaviour {
+        let answered = Mutex(0)
+        return { _ in
+            answered.withLock { count in
+                count += 1
+                return count == 1 ? status : .ok
+            }
+        }
+    }
+
     @Test func signerMatchesTheStandardWebhooksTestVector() throws {
         let signer = WebhookSigner(secrets: [try WebhookSigningSecret(Self.first, key: "k")])
         let signature = signer.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: ByteBuffer(string: #"{"test": 2432232314}"#))
@@ -37,19 +48,13 @@ import Testing
 
     /// Publishes to one webhook that fails the first attempt: both attempts must carry one id and verify.
     private func checkRetrySignatures(extraYAML: String) async throws {
-        let answers = Mutex(0)
         let yaml = extraYAML + """
             delivery: {retry_delay: 0.01, max_retry_delay: 0.05}
             providers:
               http: {kind: http, signing_secret: "\(Self.first)"}
             """
         try await withHerald(yaml: yaml) { herald in
-            try await withReceiver(behaviour: { _ in
-                answers.withLock { count in
-                    count += 1
-                    return count == 1 ? .serviceUnavailable : .ok
-                }
-            }) { receiver in
+            try await withReceiver(behaviour: Self.failingFirst(with: .serviceUnavailable)) { receiver in
                 let id = try await Fixtures.register(herald, url: receiver.url("/signed"))
                 #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/e").status == 201)
                 #expect(try await herald.request(.POST, "/event/e", form: "msg=hello").status == 204)
@@ -95,19 +100,13 @@ import Testing
     }
 
     @Test func aDeliveryQueuedBeforePublishIDsExistedKeepsOneIDAcrossRetries() async throws {
-        let answers = Mutex(0)
         let yaml = """
             delivery: {retry_delay: 0.01, max_retry_delay: 0.05}
             providers:
               http: {kind: http, signing_secret: "\(Self.first)"}
             """
         try await withHerald(yaml: yaml) { herald in
-            try await withReceiver(behaviour: { _ in
-                answers.withLock { count in
-                    count += 1
-                    return count == 1 ? .internalServerError : .ok
-                }
-            }) { receiver in
+            try await withReceiver(behaviour: Self.failingFirst(with: .internalServerError)) { receiver in
                 // As an older Herald stored it: content without a publish id.
                 let now = Int64(Date().timeIntervalSince1970)
                 let legacy = QueuedDelivery(
