@@ -164,6 +164,26 @@ public enum ReceiptConformance {
         }
     }
 
+    /// publishes sent at once with one idempotency key publish once; the others repeat it
+    public static func concurrentIdempotency(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            _ = try await store.register(apns(1), now: TestTime.t0)
+            let claim = IdempotencyClaim(key: "same", fingerprint: "f", since: TestTime.t0 - 100)
+            let requests = (0..<8).map { _ in request(.broadcast, event: "broadcast", idempotency: claim) }
+            let results = try await withThrowingTaskGroup(of: EnqueueResult.self) { group in
+                for publish in requests { group.addTask { try await store.enqueue(publish, now: TestTime.t0) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let queued = results.filter { if case .queued = $0 { true } else { false } }
+            #expect(queued.count == 1, "\(results)")
+            let repeated = results.compactMap { result -> String? in if case .repeated(let id) = result { id } else { nil } }
+            #expect(repeated.count == 7)
+            #expect(Set(repeated).count == 1, "every repeat names the one publish")
+            #expect(requests.contains { $0.id == repeated.first })
+            #expect(try await store.backlog().jobs == 1)
+        }
+    }
+
     /// pruning deletes old finished receipts, forgets old keys, and finishes publishes with nothing left
     public static func prune(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

@@ -11,7 +11,7 @@ extension PostgresStore {
     public func enqueue(_ publish: PublishRequest, now: Int64) async throws -> EnqueueResult {
         do {
             return try await enqueueOnce(publish, now: now)
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" && publish.idempotency != nil {
+        } catch let error as PostgresQueryError where error.sqlState == "23505" && publish.idempotency != nil {
             return try await enqueueOnce(publish, now: now)
         }
     }

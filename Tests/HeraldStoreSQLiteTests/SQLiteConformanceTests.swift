@@ -91,6 +91,8 @@ struct ReceiptConformanceTests {
     func cancel() async throws { try await ReceiptConformance.cancel(backend) }
     @Test("an idempotency key repeats the first publish within its window, refuses another request, and expires")
     func idempotency() async throws { try await ReceiptConformance.idempotency(backend) }
+    @Test("publishes sent at once with one idempotency key publish once; the others repeat it")
+    func concurrentIdempotency() async throws { try await ReceiptConformance.concurrentIdempotency(backend) }
     @Test("pruning deletes old finished receipts, forgets old keys, and finishes publishes with nothing left")
     func prune() async throws { try await ReceiptConformance.prune(backend) }
     @Test("imported receipts read back as they were, a scheduled one is released when due, and a second import writes nothing")
