@@ -1,7 +1,6 @@
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
-import NIOHTTPTypesHTTP2
 
 /// Removes connection-specific header fields (`Connection`, `Keep-Alive`, `Proxy-Connection`,
 /// `Transfer-Encoding`, `Upgrade`) from responses sent on an HTTP/2 stream.
@@ -18,9 +17,7 @@ final class HTTP2ConnectionHeaderFilter: ChannelOutboundHandler, RemovableChanne
     ]
 
     func handlerAdded(context: ChannelHandlerContext) {
-        // An HTTP/2 stream's pipeline starts with the codec between HTTP/2 frames and HTTP parts.
-        let isHTTP2Stream = (try? context.pipeline.syncOperations.handler(type: HTTP2FramePayloadToHTTPServerCodec.self)) != nil
-        if !isHTTP2Stream {
+        if !context.pipeline.syncOperations.isHTTP2Stream {
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }

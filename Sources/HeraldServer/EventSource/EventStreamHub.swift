@@ -14,9 +14,17 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
     /// What a listener's stream carries.
     public typealias Stream = AsyncStream<ByteBuffer>
 
+    /// Where a listener's messages go.
+    enum Outlet: Sendable {
+        /// A response body written by the router's task (``PushdRoutes/eventStream(_:_:)``).
+        case stream(Stream.Continuation)
+        /// A connection ``EventStreamTakeover`` serves on its event loop.
+        case channel(EventStreamChannel)
+    }
+
     private struct Listener {
         let events: [String]
-        let continuation: Stream.Continuation
+        let outlet: Outlet
     }
 
     private struct State {
@@ -42,30 +50,51 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
         self.logger = logger
     }
 
-    /// Registers a listener for `events`; the stream ends when the hub shuts down or the listener is removed.
+    /// Registers a listener for `events` whose messages a response body reads from a stream; the
+    /// stream ends when the hub shuts down or the listener falls `bufferLimit` messages behind.
     ///
     /// - Returns: `nil` when the hub already has its maximum of listeners.
-    public func listen(to events: [String]) -> (id: Int, stream: Stream)? {
+    func listen(to events: [String]) -> Stream? {
         let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        var full = false
-        let id = state.withLock { state -> Int? in
-            guard !state.closed else { return nil }
-            guard state.listeners.count < maxListeners else {
-                full = true
-                return nil
-            }
+        switch add(events, .stream(continuation)) {
+        case .added(let id):
+            continuation.onTermination = { [weak self] _ in self?.remove(id) }
+        case .closed:
+            continuation.finish()
+        case .full:
+            return nil
+        }
+        return stream
+    }
+
+    /// Registers a listener for `events` that a connection of its own serves; it calls
+    /// ``remove(_:)`` when the connection closes.
+    ///
+    /// - Returns: the listener's id; `nil` when the hub is full or shutting down.
+    func attach(to events: [String], channel: EventStreamChannel) -> Int? {
+        guard case .added(let id) = add(events, .channel(channel)) else { return nil }
+        return id
+    }
+
+    /// The most messages a listener may fall behind before it is disconnected.
+    var maxBuffered: Int { bufferLimit }
+
+    private enum Addition {
+        case added(Int)
+        case full
+        case closed
+    }
+
+    private func add(_ events: [String], _ outlet: Outlet) -> Addition {
+        state.withLock { state in
+            guard !state.closed else { return .closed }
+            guard state.listeners.count < maxListeners else { return .full }
             let id = state.nextID
             state.nextID += 1
-            state.listeners[id] = Listener(events: events, continuation: continuation)
+            state.listeners[id] = Listener(events: events, outlet: outlet)
             for event in events { state.byEvent[event, default: []].insert(id) }
-            return id
+            return .added(id)
         }
-        guard let id else {
-            continuation.finish()
-            return full ? nil : (-1, stream)
-        }
-        continuation.onTermination = { [weak self] _ in self?.remove(id) }
-        return (id, stream)
     }
 
     /// The number of open listeners.
@@ -73,14 +102,14 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
 
     /// Sends a published event to its listeners: `data: <json>\n\n`.
     public func publish(_ notification: PublishedEvent) {
-        let targets = state.withLock { state -> [(Int, Stream.Continuation)] in
+        let targets = state.withLock { state -> [(Int, Outlet)] in
             guard let ids = state.byEvent[notification.event] else { return [] }
-            return ids.compactMap { id in state.listeners[id].map { (id, $0.continuation) } }
+            return ids.compactMap { id in state.listeners[id].map { (id, $0.outlet) } }
         }
         guard !targets.isEmpty else { return }
         let line = ByteBuffer(string: "data: \(notification.eventJSON(includeText: true))\n\n")
-        for (id, continuation) in targets {
-            deliver(line, to: continuation, id: id)
+        for (id, outlet) in targets {
+            deliver(line, to: outlet, id: id)
         }
     }
 
@@ -92,24 +121,40 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
             } catch {
                 break
             }
-            let all = state.withLock { state in state.listeners.map { ($0.key, $0.value.continuation) } }
-            for (id, continuation) in all { deliver(Self.keepalive, to: continuation, id: id) }
+            let all = state.withLock { state in state.listeners.map { ($0.key, $0.value.outlet) } }
+            for (id, outlet) in all { deliver(Self.keepalive, to: outlet, id: id) }
         }
-        let all = state.withLock { state -> [Stream.Continuation] in
+        let all = state.withLock { state -> [Outlet] in
             state.closed = true
-            return state.listeners.values.map(\.continuation)
+            return state.listeners.values.map(\.outlet)
         }
-        for continuation in all { continuation.finish() }
-    }
-
-    private func deliver(_ buffer: ByteBuffer, to continuation: Stream.Continuation, id: Int) {
-        if case .dropped = continuation.yield(buffer) {
-            logger.notice("disconnecting a slow event-stream listener", metadata: ["listener": "\(id)"])
-            continuation.finish()
+        for outlet in all {
+            switch outlet {
+            case .stream(let continuation): continuation.finish()
+            case .channel(let channel): channel.finish()
+            }
         }
     }
 
-    private func remove(_ id: Int) {
+    private func deliver(_ buffer: ByteBuffer, to outlet: Outlet, id: Int) {
+        switch outlet {
+        case .stream(let continuation):
+            if case .dropped = continuation.yield(buffer) {
+                logSlowListener(id)
+                continuation.finish()
+            }
+        case .channel(let channel):
+            channel.send(buffer)
+        }
+    }
+
+    /// Notes that listener `id` fell ``maxBuffered`` messages behind and is being disconnected.
+    func logSlowListener(_ id: Int) {
+        logger.notice("disconnecting a slow event-stream listener", metadata: ["listener": "\(id)"])
+    }
+
+    /// Forgets listener `id`: its response ended or its connection closed.
+    func remove(_ id: Int) {
         state.withLock { state in
             guard let listener = state.listeners.removeValue(forKey: id) else { return }
             for event in listener.events {

@@ -48,9 +48,15 @@ public struct Authorizer: Sendable {
     /// authenticated request against its user rather than its address.
     /// - Parameter rateLimited: `false` only for `GET /status`, which load balancers poll.
     public func authorize(_ request: Request, context: HeraldRequestContext, realm: Realm, rateLimited: Bool = true) throws(APIError) {
+        try authorize(headers: request.headers, address: context.remoteAddress, realm: realm, rateLimited: rateLimited)
+    }
+
+    /// Checks a request's `headers`, sent from `address`, against `realm`: the same rules as
+    /// ``authorize(_:context:realm:rateLimited:)``, for requests served outside the router.
+    func authorize(headers: HTTPFields, address: SocketAddress?, realm: Realm, rateLimited: Bool = true) throws(APIError) {
         let client: RateLimitClient
         if usesBasicAuth {
-            guard let header = request.headers[.authorization] else { throw .unauthorized }
+            guard let header = headers[.authorization] else { throw .unauthorized }
             guard let (name, password) = Self.parseBasic(header) else { throw .bare(.badRequest) }
             guard let user = users[name], Self.constantTimeEqual(user.password, Array(password.utf8)) else {
                 throw .unauthorized
@@ -58,8 +64,8 @@ public struct Authorizer: Sendable {
             guard user.realms.contains(realm) else { throw .forbidden }
             client = .user(name)
         } else {
-            try checkACL(realm: realm, address: context.remoteAddress)
-            client = RateLimitClient(address: context.remoteAddress?.ipAddress)
+            try checkACL(realm: realm, address: address)
+            client = RateLimitClient(address: address?.ipAddress)
         }
         if rateLimited { try admit(realm, client: client) }
     }

@@ -10,9 +10,7 @@ import Logging
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
 
-    let accessLog: Bool
-    let logger: Logger
-    let metrics: ServerMetrics
+    let recorder: RequestRecorder
     /// Tells a known path asked with another method (405) from an unknown one (404).
     let routeMethods: RouteMethods
 
@@ -56,18 +54,9 @@ struct ErrorMiddleware: RouterMiddleware {
     /// Counts the request and writes its access-log line.
     @inline(never)
     func record(_ request: Request, context: Context, status: Int) {
-        let route = context.endpointPath ?? "unmatched"
-        metrics.request(route: route, method: request.method.rawValue, status: status)
-        if accessLog {
-            var line = context.logger
-            line.logLevel = logger.logLevel
-            // §1.4's `<METHOD> <url> <status>` is the message itself, so operators can grep for `GET /events 200`
-            // as they do for the UDP lines (`UDP/POST /event/x 204`); the metadata stays for structured sinks.
-            line.info("\(request.method.rawValue) \(Self.url(of: request)) \(status)", metadata: [
-                "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(status)",
-                "route": "\(route)",
-            ])
-        }
+        recorder.record(
+            method: request.method.rawValue, path: request.uri.path, target: Self.url(of: request), status: status,
+            route: context.endpointPath ?? "unmatched", requestLogger: context.logger)
     }
 
     /// The access log's `<url>`: the path and query string as received (not percent-decoded), like rs/pushd's

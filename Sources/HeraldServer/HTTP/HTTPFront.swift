@@ -62,7 +62,8 @@ public enum HTTPFront {
         let server = parts.server
         let router = Router(context: HeraldRequestContext.self)
         let routeMethods = RouteMethods()
-        router.add(middleware: ErrorMiddleware(accessLog: server.accessLog, logger: logger, metrics: parts.metrics, routeMethods: routeMethods))
+        let recorder = RequestRecorder(accessLog: server.accessLog, logger: logger, metrics: parts.metrics)
+        router.add(middleware: ErrorMiddleware(recorder: recorder, routeMethods: routeMethods))
         PushdRoutes(
             store: parts.store, providers: parts.providers, intake: parts.intake, authorizer: parts.authorizer, hub: parts.hub, logger: logger,
             clock: parts.store.clock
@@ -77,11 +78,13 @@ public enum HTTPFront {
         routeMethods.load(router)
 
         // The same read timeouts guard HTTP/1.1 connections and, over TLS, each HTTP/2 stream.
+        // The event streams' handler comes after the timeouts', which then see its requests too.
+        let takeover = parts.hub.map { EventStreamTakeover.Parts(hub: $0, authorizer: parts.authorizer, recorder: recorder) }
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
                 RequestReadTimeoutHandler(
                     headerTimeout: TimeAmount(server.headerTimeout), bodyTimeout: TimeAmount(server.bodyTimeout), logger: logger)
-            ],
+            ] + (takeover.map { [EventStreamTakeover(parts: $0)] } ?? []),
             idleTimeout: TimeAmount(server.idleTimeout))
         let channel: HTTPServerBuilder
         if let tls = parts.tls {
@@ -89,7 +92,7 @@ public enum HTTPFront {
                 credentials: tls, configuration: .init(idleTimeout: server.idleTimeout, streamConfiguration: http1),
                 handshakeDeadline: server.headerTimeout)
         } else {
-            channel = .http1(configuration: http1)
+            channel = HTTPServerBuilder { responder in EventStreamHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: http1)) }
         }
         return Application(
             router: router,
