@@ -129,6 +129,18 @@ import Testing
         }
     }
 
+    @Test func aListenerThatHangsUpIsForgotten() async throws {
+        // No keepalive within the test: only the connection's end can tell the hub.
+        try await withHerald(yaml: "event_source:\n  keepalive_interval: 600\n") { herald in
+            let connection = try await RawConnection.connect(port: herald.port)
+            try await connection.send("GET /subscribe?events=gone HTTP/1.1\r\nHost: x\r\n\r\nsent after the request, ignored")
+            try await connection.waitFor("text/event-stream")
+            try await eventually { try await herald.request(.GET, "/metrics").body.contains("herald_sse_listeners 1") }
+            connection.close()
+            try await eventually { try await herald.request(.GET, "/metrics").body.contains("herald_sse_listeners 0") }
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func stoppingTheServerEndsItsStreams() async throws {
         let herald = try await TestHerald.start(yaml: "")
         let stream = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=bye")

@@ -3,6 +3,7 @@ import HeraldServerTLS
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Serves `GET /subscribe` on a plain HTTP/1.1 connection itself, beside Hummingbird's request
@@ -92,10 +93,18 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // The server is shutting down gracefully: a stream never ends by itself, so end it now.
-        if event is ChannelShouldQuiesceEvent, state.isStreaming {
+        guard state.isStreaming else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        switch event {
+        case is ChannelShouldQuiesceEvent:
+            // The server is shutting down gracefully: a stream never ends by itself, so end it now.
             finish()
-        } else {
+        case ChannelEvent.inputClosed:
+            // The listener closed its side (Hummingbird allows half-closed connections): nobody reads any more.
+            finish()
+        default:
             context.fireUserInboundEventTriggered(event)
         }
     }
@@ -123,8 +132,29 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
         state.tookOver(listener: listener)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: EventStreamRequest.responseHeaders))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.body(asked.preamble)), promise: nil)
+        Self.dropRequestDecoder(context.pipeline)
         parts.recorder.record(method: "GET", path: Self.path, target: target, status: 200, route: Self.path)
         return true
+    }
+
+    /// Replaces the request decoder, its parser and its buffers with a handler that drops what the
+    /// listener sends: the stream reads no more requests. Done on the next turn of the event loop,
+    /// outside the decoder's own call.
+    private static func dropRequestDecoder(_ pipeline: ChannelPipeline) {
+        pipeline.eventLoop.assumeIsolated().execute {
+            let operations = pipeline.syncOperations
+            guard let decoder = try? operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self),
+                (try? operations.addHandler(InboundDiscarder(), position: .first)) != nil
+            else { return }
+            operations.removeHandler(context: decoder, promise: nil)
+        }
+    }
+
+    /// Drops every inbound byte; events (the connection's end among them) pass on.
+    private final class InboundDiscarder: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
     }
 
     /// Writes `message` to the stream; a listener too far behind is disconnected instead.
