@@ -10,11 +10,12 @@ extension HeraldConfiguration {
         /// Messages buffered per listener before a slow listener is disconnected
         /// (`event_source.max_buffered`); default 1024.
         public var maxBuffered: Int
-        /// Open listeners beyond which `GET /subscribe` answers 503 (`event_source.max_listeners`); default 10000.
+        /// Open listeners beyond which `GET /subscribe` answers 503 (`event_source.max_listeners`); default
+        /// 20000. A listener on plain HTTP/1.1 takes about 8 KB of memory and one file descriptor.
         public var maxListeners: Int
 
         /// Creates an event-source section.
-        public init(enabled: Bool = true, keepaliveInterval: Duration = .seconds(10), maxBuffered: Int = 1024, maxListeners: Int = 10_000) {
+        public init(enabled: Bool = true, keepaliveInterval: Duration = .seconds(10), maxBuffered: Int = 1024, maxListeners: Int = 20_000) {
             self.enabled = enabled
             self.keepaliveInterval = keepaliveInterval
             self.maxBuffered = maxBuffered

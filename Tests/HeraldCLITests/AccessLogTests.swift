@@ -35,6 +35,10 @@ import Testing
         #expect(try await get(base + "/events") == 200)
         #expect(try await get(base + "/no/such/route") == 404)
         #expect(try await get(base + "/status?probe=1") == 204)
+        // An event stream is served beside the router on plain HTTP/1.1, and logged the same way.
+        let stream = try await EventStreamClient.connect(base + "/subscribe?events=a+b")
+        #expect(stream.status == 200)
+        stream.close()
 
         // The line is written before the answer leaves the server, so this normally passes at once; it only
         // guards against a stderr write still on its way to the file when the answer arrives.
@@ -45,6 +49,7 @@ import Testing
         #expect(messages.contains("GET /events 200"), "\(herald.log)")
         #expect(messages.contains("GET /no/such/route 404"), "\(herald.log)")
         #expect(messages.contains("GET /status?probe=1 204"), "\(herald.log)")
+        #expect(messages.contains("GET /subscribe?events=a+b 200"), "\(herald.log)")
         #expect(!messages.contains("request"), "the old message text is gone")
 
         herald.signal(SIGTERM)

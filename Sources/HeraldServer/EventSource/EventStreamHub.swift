@@ -43,7 +43,7 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
 
     /// Creates a hub that writes a keepalive every `keepaliveInterval`, keeps at most
     /// `bufferLimit` unsent messages per listener and at most `maxListeners` listeners.
-    public init(keepaliveInterval: Duration = .seconds(10), bufferLimit: Int = 1024, maxListeners: Int = 10_000, logger: Logger) {
+    public init(keepaliveInterval: Duration = .seconds(10), bufferLimit: Int = 1024, maxListeners: Int = 20_000, logger: Logger) {
         self.keepaliveInterval = keepaliveInterval
         self.bufferLimit = bufferLimit
         self.maxListeners = maxListeners

@@ -143,8 +143,9 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
     private static func dropRequestDecoder(_ pipeline: ChannelPipeline) {
         pipeline.eventLoop.assumeIsolated().execute {
             let operations = pipeline.syncOperations
+            // In the decoder's place: over TLS, the TLS handler before it still reads the connection's end.
             guard let decoder = try? operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self),
-                (try? operations.addHandler(InboundDiscarder(), position: .first)) != nil
+                (try? operations.addHandler(InboundDiscarder(), position: .before(decoder.handler))) != nil
             else { return }
             operations.removeHandler(context: decoder, promise: nil)
         }
