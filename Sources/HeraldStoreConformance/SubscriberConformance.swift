@@ -96,6 +96,34 @@ public enum SubscriberConformance {
         }
     }
 
+    /// a badge given with a registration replaces the stored one, of a new or a known subscriber
+    public static func registerStoresAGivenBadge(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let first = try await store.register(apns(1, fields: SubscriberFields(badge: "4")), now: TestTime.t0)
+            #expect(try await store.subscriber(first.subscriber.id)?.fields.badge == "4")
+            let again = try await store.register(apns(1, fields: SubscriberFields(badge: "9")), now: TestTime.t0 + 1)
+            #expect(again.subscriber.fields.badge == "9")
+            #expect(try await store.subscriber(first.subscriber.id)?.fields.badge == "9")
+            let without = try await store.register(apns(1), now: TestTime.t0 + 2)
+            #expect(without.subscriber.fields.badge == "9", "a registration without a badge keeps it")
+        }
+    }
+
+    /// the same identity registered many times at once is one subscriber, created once
+    public static func concurrentRegistrationsOfOneIdentity(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let results = try await withThrowingTaskGroup(of: (Subscriber, Bool).self) { group in
+                for n in 0..<8 {
+                    group.addTask { try await store.register(apns(7, fields: SubscriberFields(lang: "l\(n)")), now: TestTime.t0) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.filter(\.1).count == 1, "exactly one registration created it")
+            #expect(Set(results.map(\.0.id)).count == 1)
+            #expect(try await store.counts().subscribers == 1)
+        }
+    }
+
     /// unknown ids are not found
     public static func unknownSubscriber(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

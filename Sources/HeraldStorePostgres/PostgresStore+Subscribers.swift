@@ -4,13 +4,13 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    /// Refreshes the subscriber with the registration's `(proto, identity)` in one
-    /// `UPDATE … RETURNING` (the common case: every app launch), else inserts a new one, drawing
-    /// another id on the rare collision.
+    /// Refreshes the subscriber with the registration's `(proto, identity)`, else inserts a new
+    /// one, in one statement (``register(_:now:makeID:on:logger:)``): one round trip and an
+    /// implicit transaction, where `BEGIN`, a refresh, an insert and `COMMIT` took four.
     public func register(_ registration: SubscriberRegistration, now: Int64) async throws -> (subscriber: Subscriber, created: Bool) {
         let makeID = self.makeID
         let logger = self.logger
-        return try await withTransaction { connection in
+        return try await withConnection { connection in
             try await Self.register(registration, now: now, makeID: makeID, on: connection, logger: logger)
         }
     }
@@ -41,55 +41,29 @@ extension PostgresStore {
         }
     }
 
-    /// The body of a registration, inside a transaction.
+    /// A registration in one statement (``RegistrationStatement``), atomic on its own or inside a
+    /// caller's transaction.
+    ///
+    /// A statement that changed nothing (the drawn id was taken, or another node inserted the same
+    /// identity meanwhile) runs again with another id, and then refreshes what the other node inserted.
     static func register(
         _ registration: SubscriberRegistration, now: Int64, makeID: @Sendable () -> SubscriberID, on connection: PostgresConnection, logger: Logger
     ) async throws -> (subscriber: Subscriber, created: Bool) {
         let fields = registration.fields
-        func refresh() async throws -> Subscriber? {
-            let rows = try await connection.query("""
-                WITH s AS (
-                    UPDATE subscribers SET
-                        token = \(registration.token),
-                        lang = coalesce(\(fields.lang), lang),
-                        version = coalesce(\(fields.version), version),
-                        category = coalesce(\(fields.category), category),
-                        content_available = coalesce(\(fields.contentAvailable), content_available),
-                        updated = \(now),
-                        failures = 0
-                    WHERE proto = \(registration.proto) AND identity = \(registration.identity)
-                    RETURNING *
-                )
-                SELECT \(unescaped: PostgresCodec.subscriberColumns) FROM s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
-                """, logger: logger).collect()
-            guard let row = rows.first else { return nil }
-            var subscriber = try PostgresCodec.subscriber(row)
-            if let badge = fields.badge {
-                try await setBadge(badge, of: subscriber.id, on: connection, logger: logger)
-                subscriber.fields.badge = badge
-            }
-            return subscriber
-        }
-        if let subscriber = try await refresh() { return (subscriber, false) }
         for _ in 0..<idDraws {
             let id = makeID()
-            // `DO NOTHING` on any conflict: a taken id draws again; the same identity registered by
-            // another node meanwhile is refreshed instead.
-            let rows = try await connection.query("""
-                WITH s AS (
-                    INSERT INTO subscribers (id, proto, token, identity, lang, version, category, content_available, created, updated, failures)
-                    VALUES (\(id.rawValue), \(registration.proto), \(registration.token), \(registration.identity), \(fields.lang),
-                            \(fields.version), \(fields.category), \(fields.contentAvailable), \(now), \(now), 0)
-                    ON CONFLICT DO NOTHING
-                    RETURNING id
-                )
-                INSERT INTO badges (subscriber_id, badge) SELECT id, \(fields.badge) FROM s RETURNING subscriber_id
-                """, logger: logger).collect()
-            if !rows.isEmpty {
-                let subscriber = Subscriber(id: id, proto: registration.proto, token: registration.token, fields: fields, created: now, updated: now)
-                return (subscriber, true)
+            var answer: RegistrationStatement.Row?
+            for try await row in try await connection.execute(RegistrationStatement(registration: registration, id: id, now: now), logger: logger) {
+                answer = row
             }
-            if let subscriber = try await refresh() { return (subscriber, false) }
+            guard let (created, columns) = answer else { continue }
+            if created {
+                return (Subscriber(id: id, proto: registration.proto, token: registration.token, fields: fields, created: now, updated: now), true)
+            }
+            // The returned badge is the one before the statement (all its parts see one snapshot).
+            var subscriber = PostgresCodec.subscriber(columns)
+            if let badge = fields.badge { subscriber.fields.badge = badge }
+            return (subscriber, false)
         }
         throw StoreError.idExhausted
     }

@@ -27,6 +27,10 @@ struct SubscriberConformanceTests {
     func registerIsIdempotent() async throws { try await SubscriberConformance.registerIsIdempotent(backend) }
     @Test("register matches by (proto, identity) and replaces the token")
     func registerReplacesTokenOfSameIdentity() async throws { try await SubscriberConformance.registerReplacesTokenOfSameIdentity(backend) }
+    @Test("a badge given with a registration replaces the stored one, of a new or a known subscriber")
+    func registerStoresAGivenBadge() async throws { try await SubscriberConformance.registerStoresAGivenBadge(backend) }
+    @Test("the same identity registered many times at once is one subscriber, created once")
+    func concurrentRegistrationsOfOneIdentity() async throws { try await SubscriberConformance.concurrentRegistrationsOfOneIdentity(backend) }
     @Test("unknown ids are not found")
     func unknownSubscriber() async throws { try await SubscriberConformance.unknownSubscriber(backend) }
     @Test("update merges fields, sets updated and resets the failure counter")
