@@ -19,6 +19,20 @@ extension PostgresStore {
     private func enqueueOnce(_ publish: PublishRequest, now: Int64) async throws -> EnqueueResult {
         let encoded = try PostgresCodec.encode(publish.content)
         let logger = self.logger
+        if case .subscribers(let event) = publish.audience, publish.idempotency == nil, (publish.dueAt ?? now) <= now {
+            let statement = EventPublishStatement(
+                event: event.rawValue, notification: encoded.notification, payload: encoded.payload, now: now,
+                origin: publish.origin.rawValue, publishID: publish.id, receiptEvent: publish.event,
+                channel: configuration.channel, announcement: try WakeUpMessage.jobs.payload(from: nodeID))
+            let jobID = try await withConnection { connection -> Int64? in
+                var jobID: Int64?
+                for try await row in try await connection.execute(statement, logger: logger) { jobID = row }
+                return jobID
+            }
+            guard let jobID else { return .noAudience }
+            wakeUpHub.yield(.jobs)
+            return .queued(jobID: jobID)
+        }
         let key = publish.idempotency?.key
         let fingerprint = publish.idempotency?.fingerprint
         let result = try await withTransaction { connection -> EnqueueResult in

@@ -46,6 +46,18 @@ struct PostgresNodesTests {
                 silent: false, badge: nil, attempts: 0, dueAt: 0, publishedAt: 1_700_000_000, lastReason: nil),
         ])
         #expect(await wakeUps.next() == .deliveries)
+        // A publish to an event's subscribers (one statement of its own) wakes the other node too.
+        let event = try #require(EventName("news"))
+        _ = try await a.subscribe(id, to: event, ignoreMessage: false, now: 1_700_000_000)
+        var notification = PublishedEvent(event: "news")
+        notification.publishID = DeliveryContent.newPublishID()
+        let publish = PublishRequest(
+            audience: .subscribers(event), content: .event(notification), origin: .pushd, event: "news", dueAt: nil, idempotency: nil)
+        guard case .queued = try await a.enqueue(publish, now: 1_700_000_000) else {
+            Issue.record("not queued")
+            return
+        }
+        #expect(await wakeUps.next() == .jobs)
         try await a.close()
         try await b.close()
     }
