@@ -58,7 +58,7 @@ public struct Intake: Sendable {
     // MARK: - Publishing
 
     /// Publishes `payload` (pushd's keys, §5) to `event`: compiled, committed as a job (which wakes
-    /// the fan-out) with its receipt, and announced to Server-Sent Events listeners (§6.1).
+    /// the fan-out) with its receipt, and announced to Server-Sent Events listeners by the store (§6.1).
     ///
     /// The payload may carry a delivery time, `at` (Unix seconds or RFC 3339) or `delay` (seconds):
     /// the publish is then stored (its receipt `scheduled`) and released when due. With an
@@ -120,10 +120,8 @@ public struct Intake: Sendable {
             if case .unicast(let id) = event.audience { throw .unknownSubscriber(id) }
             throw .unknownSubscriber(SubscriberID(rawValue: ""))
         case .queued(let jobID):
-            await announce(notification)
             return PublishReceipt(id: publishID, jobID: jobID)
         case .noAudience:
-            await announce(notification)
             return PublishReceipt(id: publishID, jobID: nil)
         case .scheduled:
             return PublishReceipt(id: publishID, jobID: nil, dueAt: schedule?.dueAt)
@@ -185,16 +183,6 @@ public struct Intake: Sendable {
             throw .unavailable
         }
         guard case .queued = result else { throw .unknownSubscriber(id) }
-    }
-
-    /// Streams an accepted event to listeners. The publish is committed already, so a failure
-    /// here costs listeners one event, never the subscribers their deliveries.
-    private func announce(_ notification: PublishedEvent) async {
-        do {
-            try await store.announce(notification)
-        } catch {
-            logger.warning("cannot announce an event to its listeners", metadata: ["error": "\(error)", "event": "\(notification.event)"])
-        }
     }
 
     /// Deletes an event (§4.16).

@@ -18,6 +18,11 @@ public protocol PublishReceipts: Sendable {
     /// ``IdempotencyClaim/since`` answers ``EnqueueResult/repeated(publishID:)`` when the
     /// fingerprints match and ``EnqueueResult/keyConflict`` when they do not, storing nothing.
     /// A publish to an unknown subscriber stores nothing (no receipt, no key).
+    ///
+    /// A publish of an event (``DeliveryContent/event(_:)``) sent now, queued or without audience,
+    /// is also announced to every node's Server-Sent Events listeners, as ``StoreRuntime/announce(_:)``
+    /// would, once it is committed; a failure to announce costs listeners that event, never the
+    /// publish. A store may announce within the publish's own statement.
     func enqueue(_ publish: PublishRequest, now: Int64) async throws -> EnqueueResult
 
     /// The receipt of the publish `id`, or `nil` when there is none (unknown, or pruned).

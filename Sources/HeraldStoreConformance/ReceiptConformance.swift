@@ -13,6 +13,48 @@ public enum ReceiptConformance {
         return PublishRequest(audience: audience, content: .event(notification), origin: .pushd, event: event, dueAt: dueAt, idempotency: idempotency)
     }
 
+    /// a publish sent now is announced to listeners, with or without audience; a scheduled one is not, nor a repeat
+    public static func publishesSentNowAreAnnounced(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            var wakeUps = store.wakeUps().makeAsyncIterator()
+            let id = try await store.register(apns(1), now: TestTime.t0).subscriber.id
+            let news = try #require(EventName("news"))
+            _ = try await store.subscribe(id, to: news, ignoreMessage: false, now: TestTime.t0)
+
+            let unheard = request(.subscribers(try #require(EventName("unheard"))), event: "unheard")
+            #expect(try await store.enqueue(unheard, now: TestTime.t0) == .noAudience)
+            #expect(await wakeUps.next() == .event(try #require(announced(unheard))))
+
+            let later = request(.subscribers(news), event: "news", dueAt: TestTime.t0 + 60)
+            #expect(try await store.enqueue(later, now: TestTime.t0) == .scheduled)
+            let claim = IdempotencyClaim(key: "k", fingerprint: "f", since: TestTime.t0 - 60)
+            let keyed = request(.subscribers(news), event: "news", idempotency: claim)
+            guard case .queued = try await store.enqueue(keyed, now: TestTime.t0) else {
+                Issue.record("not queued")
+                return
+            }
+            #expect(await wakeUps.next() == .jobs)
+            #expect(await wakeUps.next() == .event(try #require(announced(keyed))), "the scheduled publish was not announced before it")
+            var again = keyed
+            again.content = request(.subscribers(news), event: "news").content
+            #expect(try await store.enqueue(again, now: TestTime.t0 + 1) == .repeated(publishID: keyed.id))
+
+            let now = request(.subscribers(news), event: "news")
+            guard case .queued = try await store.enqueue(now, now: TestTime.t0 + 2) else {
+                Issue.record("not queued")
+                return
+            }
+            #expect(await wakeUps.next() == .jobs)
+            #expect(await wakeUps.next() == .event(try #require(announced(now))), "the repeat was not announced before it")
+        }
+    }
+
+    /// The event a publish of ``request(_:event:dueAt:idempotency:)`` carries.
+    static func announced(_ publish: PublishRequest) -> PublishedEvent? {
+        guard case .event(let event) = publish.content else { return nil }
+        return event
+    }
+
     /// a publish without audience is done at once; one with an audience fans out, counting its subscribers
     public static func receiptOnEnqueue(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

@@ -2,8 +2,9 @@ import PostgresNIO
 
 /// A publish to an event's subscribers, sent now and without an idempotency key (the common
 /// `POST /event/<name>`), as one prepared statement: the audience counted, the statistics
-/// bumped, the job stored and announced to every node, and the receipt written, where the
-/// general path (``PostgresStore/enqueue(_:now:)``) takes a transaction of up to eight round trips.
+/// bumped, the job stored and the other nodes woken for it, the receipt written, and the event
+/// announced to every node's listeners; the general path (``PostgresStore/enqueue(_:now:)``) takes a
+/// transaction of up to eight round trips and a notification of its own.
 ///
 /// A publish nobody is subscribed to stores only its receipt, `done` with an audience of 0.
 struct EventPublishStatement: PostgresPreparedStatement {
@@ -26,10 +27,12 @@ struct EventPublishStatement: PostgresPreparedStatement {
                    CASE WHEN n > 0 THEN NULL ELSE $4 END, CASE WHEN n > 0 THEN NULL ELSE $4 END
             FROM audience
         )
-        SELECT (SELECT id FROM job), (SELECT count(*) FROM job CROSS JOIN LATERAL (SELECT pg_notify($8, $9)) AS announced)
+        SELECT (SELECT id FROM job),
+               (SELECT count(*) FROM job CROSS JOIN LATERAL (SELECT pg_notify($8, $9)) AS woken),
+               (SELECT count(*) FROM (SELECT pg_notify($8, $10) WHERE $10 IS NOT NULL) AS announced)
         """
 
-    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .int8, .text, .text, .text, .text, .text]
+    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .int8, .text, .text, .text, .text, .text, .text]
 
     /// The event whose subscribers receive it.
     let event: String
@@ -44,10 +47,13 @@ struct EventPublishStatement: PostgresPreparedStatement {
     let receiptEvent: String
     /// Where the other nodes listen, and what tells them a job is waiting.
     let channel: String
-    let announcement: String
+    let jobsWakeUp: String
+    /// The event for every node's listeners (``WakeUpMessage/event(_:)``); `nil` when it is too
+    /// large for a notification and is announced through a row afterwards.
+    let announcement: String?
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 9)
+        var bindings = PostgresBindings(capacity: 10)
         bindings.append(event)
         bindings.append(notification)
         bindings.append(payload)
@@ -56,11 +62,12 @@ struct EventPublishStatement: PostgresPreparedStatement {
         bindings.append(publishID)
         bindings.append(receiptEvent)
         bindings.append(channel)
+        bindings.append(jobsWakeUp)
         bindings.append(announcement)
         return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode((Int64?, Int64).self).0
+        try row.decode((Int64?, Int64, Int64).self).0
     }
 }

@@ -20,18 +20,30 @@ extension PostgresStore {
         let encoded = try PostgresCodec.encode(publish.content)
         let logger = self.logger
         if case .subscribers(let event) = publish.audience, publish.idempotency == nil, (publish.dueAt ?? now) <= now {
+            // The event's announcement goes with the statement when it fits a notification's payload.
+            var announcement: String?
+            if case .event(let published) = publish.content {
+                let message = try WakeUpMessage.event(published).payload(from: nodeID)
+                if message.utf8.count <= WakeUpMessage.payloadLimit { announcement = message }
+            }
             let statement = EventPublishStatement(
                 event: event.rawValue, notification: encoded.notification, payload: encoded.payload, now: now,
                 origin: publish.origin.rawValue, publishID: publish.id, receiptEvent: publish.event,
-                channel: configuration.channel, announcement: try WakeUpMessage.jobs.payload(from: nodeID))
+                channel: configuration.channel, jobsWakeUp: try WakeUpMessage.jobs.payload(from: nodeID), announcement: announcement)
             let jobID = try await withConnection { connection -> Int64? in
                 var jobID: Int64?
                 for try await row in try await connection.execute(statement, logger: logger) { jobID = row }
                 return jobID
             }
-            guard let jobID else { return .noAudience }
-            wakeUpHub.yield(.jobs)
-            return .queued(jobID: jobID)
+            if jobID != nil { wakeUpHub.yield(.jobs) }
+            if case .event(let published) = publish.content {
+                if announcement != nil {
+                    wakeUpHub.yield(.event(published))
+                } else {
+                    await announceAfterCommit(published)
+                }
+            }
+            return jobID.map { .queued(jobID: $0) } ?? .noAudience
         }
         let key = publish.idempotency?.key
         let fingerprint = publish.idempotency?.fingerprint
@@ -77,7 +89,20 @@ extension PostgresStore {
             return result
         }
         if case .queued = result { wakeUpHub.yield(.jobs) }
+        switch (result, publish.content) {
+        case (.queued, .event(let event)), (.noAudience, .event(let event)): await announceAfterCommit(event)
+        default: break
+        }
         return result
+    }
+
+    /// Announces a committed publish's event; a failure costs listeners that event, not the publish.
+    private func announceAfterCommit(_ event: PublishedEvent) async {
+        do {
+            try await announce(event)
+        } catch {
+            logger.warning("cannot announce an event to its listeners", metadata: ["error": "\(error)", "event": "\(event.event)"])
+        }
     }
 
     /// The audience's size when it is accepted: the event's subscriptions, the registered

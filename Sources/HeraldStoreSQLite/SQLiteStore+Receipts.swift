@@ -57,6 +57,10 @@ extension SQLiteStore {
             return result
         }
         if case .queued = result { wakeUpHub.yield(.jobs) }
+        switch (result, publish.content) {
+        case (.queued, .event(let event)), (.noAudience, .event(let event)): try await announce(event)
+        default: break
+        }
         return result
     }
 

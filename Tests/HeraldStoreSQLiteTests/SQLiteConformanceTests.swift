@@ -87,6 +87,8 @@ struct EventConformanceTests {
 struct ReceiptConformanceTests {
     @Test("a publish without audience is done at once; one with an audience fans out, counting its subscribers")
     func receiptOnEnqueue() async throws { try await ReceiptConformance.receiptOnEnqueue(backend) }
+    @Test("a publish sent now is announced to listeners, with or without audience; a scheduled one is not, nor a repeat")
+    func publishesSentNowAreAnnounced() async throws { try await ReceiptConformance.publishesSentNowAreAnnounced(backend) }
     @Test("settlements count delivered, failed, dead letters and reasons; retries count from the queue; the last one makes it done")
     func progressToDone() async throws { try await ReceiptConformance.progressToDone(backend) }
     @Test("a scheduled publish waits, is released once when due (as a job), and cannot be cancelled after")
