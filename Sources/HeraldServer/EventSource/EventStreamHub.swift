@@ -76,6 +76,9 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
         return id
     }
 
+    /// Whether the hub has its maximum of listeners.
+    var isFull: Bool { state.withLock { $0.listeners.count >= maxListeners } }
+
     /// The most messages a listener may fall behind before it is disconnected.
     var maxBuffered: Int { bufferLimit }
 

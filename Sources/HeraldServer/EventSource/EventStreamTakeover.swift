@@ -120,7 +120,8 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
         let question = target.firstIndex(of: "?")
         guard target[..<(question ?? target.endIndex)] == Self.path else { return false }
         let query = question.map { target[target.index(after: $0)...] }
-        guard let asked = try? EventStreamRequest(query: query, headers: head.headerFields),
+        // A full hub is the route's to refuse: checked before authorizing, which takes a rate-limit token.
+        guard let asked = try? EventStreamRequest(query: query, headers: head.headerFields), !parts.hub.isFull,
             (try? parts.authorizer.authorize(headers: head.headerFields, address: context.channel.remoteAddress, realm: .listen)) != nil,
             let listener = parts.hub.attach(to: asked.events, channel: EventStreamChannel(takeover: NIOLoopBound(self, eventLoop: context.eventLoop)))
         else { return false }
