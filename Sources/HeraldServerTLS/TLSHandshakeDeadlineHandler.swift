@@ -10,7 +10,7 @@ final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannel
     typealias InboundIn = ByteBuffer
 
     private let timeout: TimeAmount
-    private var deadline: ConnectionDeadline
+    private let deadline: ConnectionDeadline
 
     init(deadline: TimeAmount, logger: Logger) {
         self.timeout = deadline
@@ -49,6 +49,6 @@ final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannel
     }
 
     private func disarm() {
-        deadline.disarm()
+        deadline.stop()
     }
 }

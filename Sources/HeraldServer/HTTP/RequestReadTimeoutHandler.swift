@@ -27,7 +27,7 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     private let headerTimeout: TimeAmount
     private let bodyTimeout: TimeAmount
     private var phase = Phase.awaitingHead
-    private var deadline: ConnectionDeadline
+    private let deadline: ConnectionDeadline
 
     init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, logger: Logger) {
         self.headerTimeout = headerTimeout
@@ -45,11 +45,11 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+        deadline.stop()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        disarm()
+        deadline.stop()
         context.fireChannelInactive()
     }
 

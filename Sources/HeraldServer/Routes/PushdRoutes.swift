@@ -110,6 +110,8 @@ public struct PushdRoutes: Sendable {
     }
 
     static func percentDecoded(_ text: String) -> String {
-        text.removingPercentEncoding ?? text
+        // Most names have nothing to decode: Foundation's decoding bridges the string either way.
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        return text.removingPercentEncoding ?? text
     }
 }
