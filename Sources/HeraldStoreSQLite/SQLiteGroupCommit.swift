@@ -16,7 +16,9 @@ final class SQLiteGroupCommit: Sendable {
     /// One queued write: runs inside the shared transaction and returns how to answer its
     /// caller once the transaction has committed; `fail` answers it when the commit fails.
     private struct Entry: Sendable {
-        let run: @Sendable (Database) -> @Sendable () -> Void
+        /// Runs the write (in a savepoint of its own when `isolated`); returns whether it succeeded
+        /// and how to answer its caller once the transaction has ended.
+        let run: @Sendable (_ db: Database, _ isolated: Bool) -> (succeeded: Bool, answer: @Sendable () -> Void)
         let fail: @Sendable (any Error) -> Void
     }
 
@@ -36,20 +38,25 @@ final class SQLiteGroupCommit: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let entry = Entry(
-                run: { db in
+                run: { db, isolated in
                     let result: Result<T, any Error>
                     do {
-                        var value: T?
-                        try db.inSavepoint {
-                            value = try body(db)
-                            return .commit
+                        if isolated {
+                            var value: T?
+                            try db.inSavepoint {
+                                value = try body(db)
+                                return .commit
+                            }
+                            // `inSavepoint` ran the block (it returned normally), so `value` is set.
+                            result = .success(value!)
+                        } else {
+                            result = .success(try body(db))
                         }
-                        // `inSavepoint` ran the block (it returned normally), so `value` is set.
-                        result = .success(value!)
                     } catch {
                         result = .failure(error)
                     }
-                    return { continuation.resume(with: result) }
+                    let succeeded = if case .success = result { true } else { false }
+                    return (succeeded, { continuation.resume(with: result) })
                 },
                 fail: { error in continuation.resume(throwing: error) })
             let start = queue.withLock { queue -> Bool in
@@ -81,7 +88,14 @@ final class SQLiteGroupCommit: Sendable {
         var answers: [@Sendable () -> Void] = []
         do {
             try db.inTransaction(.immediate) {
-                answers = batch.map { $0.run(db) }
+                // A write alone in its transaction needs no savepoint (two statements compiled and
+                // run): if it fails, the transaction is rolled back instead.
+                if batch.count == 1 {
+                    let (succeeded, answer) = batch[0].run(db, false)
+                    answers = [answer]
+                    return succeeded ? .commit : .rollback
+                }
+                answers = batch.map { $0.run(db, true).answer }
                 return .commit
             }
             for answer in answers { answer() }

@@ -50,6 +50,28 @@ struct SQLiteGroupCommitTests {
         #expect(stored == Array(stride(from: 0, to: 200, by: 2)))
     }
 
+    @Test("a write alone in its transaction that throws leaves nothing behind")
+    func failingLoneWriteIsRolledBack() async throws {
+        let store = try SQLiteStore(path: TemporaryDatabases.newPath())
+        defer { try? store.close() }
+        try await store.pool.write { db in try db.execute(sql: "CREATE TABLE probe (n INTEGER PRIMARY KEY)") }
+
+        // One at a time, so each is a batch of its own (written without a savepoint).
+        await #expect(throws: Refused(n: 1)) {
+            try await store.groupCommit.write { db in
+                try db.execute(sql: "INSERT INTO probe (n) VALUES (1)")
+                throw Refused(n: 1)
+            }
+        }
+        let two = try await store.groupCommit.write { db -> Int in
+            try db.execute(sql: "INSERT INTO probe (n) VALUES (2)")
+            return 2
+        }
+        #expect(two == 2)
+        let stored = try await store.pool.read { db in try Int.fetchAll(db, sql: "SELECT n FROM probe ORDER BY n") }
+        #expect(stored == [2])
+    }
+
     @Test("concurrent registrations of one identity make one subscriber, created once")
     func concurrentRegistrationsOfOneIdentity() async throws {
         let store = try SQLiteStore(path: TemporaryDatabases.newPath())
