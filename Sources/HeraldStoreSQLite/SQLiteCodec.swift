@@ -9,7 +9,21 @@ enum SQLiteCodec {
     /// subscribers table (or its alias) in the statement.
     ///
     /// The badge lives in `badges` (migration v6), read by key for each subscriber.
+    ///
+    /// The two spellings statements use are built once: statements are looked up in GRDB's cache
+    /// by their text, on every registration and read.
     static func subscriberColumns(_ table: String = "subscribers") -> String {
+        switch table {
+        case "subscribers": columnsOfSubscribers
+        case "s": columnsOfS
+        default: makeSubscriberColumns(table)
+        }
+    }
+
+    private static let columnsOfSubscribers = makeSubscriberColumns("subscribers")
+    private static let columnsOfS = makeSubscriberColumns("s")
+
+    private static func makeSubscriberColumns(_ table: String) -> String {
         ["id", "proto", "token", "lang", "(SELECT badge FROM badges WHERE subscriber_id = \(table).id)", "version", "category",
          "content_available", "created", "updated", "failures"]
             .map { $0.hasPrefix("(") ? $0 : table + "." + $0 }
