@@ -7,7 +7,7 @@ import NIOCore
 struct EventStreamRequest {
     /// The events listened to.
     let events: [String]
-    /// What the stream starts with: a newline, after 2 KiB of them for Internet Explorer, whose
+    /// What the stream starts with: a newline; for Internet Explorer 2 KiB of newlines, since its
     /// XDomainRequest shows nothing before that much has arrived.
     let preamble: ByteBuffer
 
