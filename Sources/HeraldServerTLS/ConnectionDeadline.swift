@@ -29,7 +29,7 @@ public final class ConnectionDeadline {
     /// Closes `context`'s channel `timeout` from now unless disarmed first; replaces a deadline
     /// already running. `what` is what the client is waiting to send, for the log.
     public func arm(_ context: ChannelHandlerContext, in timeout: TimeAmount, waitingFor what: String) {
-        let expiry = NIODeadline.now() + timeout
+        let expiry = context.eventLoop.now + timeout
         self.expiry = expiry
         waitingFor = what
         // A timer due no later than the new deadline stays: it finds the later deadline and waits on.
@@ -62,7 +62,7 @@ public final class ConnectionDeadline {
         timer = nil
         timerFiresAt = nil
         guard let expiry else { return }
-        if expiry <= .now() {
+        if expiry <= context.eventLoop.now {
             logger.debug("closing a connection whose client was too slow", metadata: ["waiting_for": "\(waitingFor)"])
             context.channel.close(promise: nil)
         } else {
