@@ -43,7 +43,7 @@ import Testing
         // The line is written before the answer leaves the server, so this normally passes at once; it only
         // guards against a stderr write still on its way to the file when the answer arrives.
         try await eventually(limit: .seconds(30)) {
-            Self.messages(herald.log).contains("GET /status?probe=1 204")
+            Self.messages(herald.log).contains("GET /subscribe?events=a+b 200")
         }
         let messages = Self.messages(herald.log)
         #expect(messages.contains("GET /events 200"), "\(herald.log)")

@@ -131,10 +131,11 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
             context.pipeline.syncOperations.removeHandler(context: idle, promise: nil)
         }
         state.tookOver(listener: listener)
+        // Logged before the answer leaves, as the router's requests are.
+        parts.recorder.record(method: "GET", path: Self.path, target: target, status: 200, route: Self.path)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: EventStreamRequest.responseHeaders))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.body(asked.preamble)), promise: nil)
         Self.dropRequestDecoder(context.pipeline)
-        parts.recorder.record(method: "GET", path: Self.path, target: target, status: 200, route: Self.path)
         return true
     }
 
