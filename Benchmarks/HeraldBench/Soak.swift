@@ -107,7 +107,7 @@ struct Soak: AsyncParsableCommand {
                 faults += 1
                 nextFault = now + .milliseconds(Int64(faultInterval * 1000))
             }
-            if now >= nextSample, let rss = process.currentRSSMiB() {
+            if now >= nextSample, let rss = process.rssMiB() {
                 samples.append((Int((now - started).components.seconds), rss))
                 nextSample = now + .seconds(10)
             }
@@ -152,18 +152,6 @@ struct Soak: AsyncParsableCommand {
     static func sequence(in body: String) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return "?" }
         return object["seq"] as? String ?? "?"
-    }
-}
-
-extension ChildProcess {
-    /// The current resident set size (VmRSS) in MiB.
-    func currentRSSMiB() -> Double? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
-            return kilobytes / 1024
-        }
-        return nil
     }
 }
 

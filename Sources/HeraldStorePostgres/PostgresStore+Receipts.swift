@@ -22,9 +22,10 @@ extension PostgresStore {
         if case .subscribers(let event) = publish.audience, publish.idempotency == nil, (publish.dueAt ?? now) <= now {
             // The event's announcement goes with the statement when it fits a notification's payload.
             var announcement: String?
-            if case .event(let published) = publish.content {
-                let message = try WakeUpMessage.event(published).payload(from: nodeID)
-                if message.utf8.count <= WakeUpMessage.payloadLimit { announcement = message }
+            if case .event(let published) = publish.content, let message = try? WakeUpMessage.event(published).payload(from: nodeID),
+                message.utf8.count <= WakeUpMessage.payloadLimit
+            {
+                announcement = message
             }
             let statement = EventPublishStatement(
                 event: event.rawValue, notification: encoded.notification, payload: encoded.payload, now: now,

@@ -8,7 +8,8 @@ import Synchronization
 /// for every registration). Writes submitted here queue up while a transaction runs and the
 /// next transaction takes all of them (at most ``maxBatch``), each in a `SAVEPOINT` of its own:
 /// one that throws is rolled back alone and answered with its error, its batch-mates are
-/// committed. Batches run on GRDB's writer queue itself, one dispatch block each (no hop to the
+/// committed (a write alone in its batch needs no savepoint: its transaction is rolled back
+/// instead). Batches run on GRDB's writer queue itself, one dispatch block each (no hop to the
 /// cooperative pool and back per batch). Every caller is resumed only after the commit that
 /// holds its write (or with the commit's error), so a success still means "committed", with
 /// the durability the store's connections are configured for, as before.

@@ -58,7 +58,7 @@ extension SQLiteStore {
         }
         if case .queued = result { wakeUpHub.yield(.jobs) }
         switch (result, publish.content) {
-        case (.queued, .event(let event)), (.noAudience, .event(let event)): try await announce(event)
+        case (.queued, .event(let event)), (.noAudience, .event(let event)): wakeUpHub.yield(.event(event))
         default: break
         }
         return result

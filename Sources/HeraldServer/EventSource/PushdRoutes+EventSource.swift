@@ -5,8 +5,8 @@ import NIOCore
 
 extension PushdRoutes {
     /// `GET /subscribe?events=a+b` — Server-Sent Events (§12.1), where ``EventStreamTakeover`` has
-    /// not taken the request: over TLS and HTTP/2, after another request on the same connection,
-    /// and for every refusal, which this route words.
+    /// not taken the request: on HTTP/2 streams, behind a pipelined request that is still being
+    /// answered, and for every refusal, which this route words.
     func eventStream(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         guard let hub else { throw APIError.notFound }
         let asked = try EventStreamRequest(query: request.uri.query.map { Substring($0) }, headers: request.headers)
