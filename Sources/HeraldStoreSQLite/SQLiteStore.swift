@@ -31,6 +31,8 @@ public final class SQLiteStore: HeraldStore {
     let wakeUpHub = StoreWakeUps()
     /// Registrations and publishes: concurrent ones share one transaction and its sync.
     let groupCommit: SQLiteGroupCommit
+    /// Copies the log into the database file beside the writer, not on it.
+    let checkpointer: SQLiteCheckpointer
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date;
     /// `clock` is the time leases and due times are reckoned in (tests drive it).
@@ -38,15 +40,21 @@ public final class SQLiteStore: HeraldStore {
         try self.init(path: path, clock: clock, makeID: SubscriberID.random)
     }
 
-    /// Opens the database with a custom id generator, so tests can force id collisions.
-    init(path: String, clock: WallClock = .system, makeID: @escaping @Sendable () -> SubscriberID) throws {
+    /// Opens the database with a custom id generator (tests force id collisions) and checkpointer
+    /// (tests checkpoint after a few pages).
+    init(
+        path: String, clock: WallClock = .system, makeID: @escaping @Sendable () -> SubscriberID,
+        checkpointer: SQLiteCheckpointer = SQLiteCheckpointer()
+    ) throws {
         self.clock = clock
+        self.checkpointer = checkpointer
         var configuration = Configuration()
         // Writers from other processes (a second `herald` on the same file, `herald import`)
         // wait this long for the lock rather than failing at once.
         configuration.busyMode = .timeout(30)
         configuration.foreignKeysEnabled = true
         configuration.label = "HeraldStore"
+        configuration.prepareDatabase { db in checkpointer.install(on: db) }
         pool = try DatabasePool(path: path, configuration: configuration)
         groupCommit = SQLiteGroupCommit(pool: pool)
         self.makeID = makeID
@@ -56,6 +64,7 @@ public final class SQLiteStore: HeraldStore {
                 throw StoreError.unsupportedDatabase("SQLite \(version) is older than 3.37")
             }
             try SQLiteSchema.migrator.migrate(pool)
+            try checkpointer.open(path: path)
         } catch {
             try? pool.close()
             throw error
@@ -74,6 +83,7 @@ public final class SQLiteStore: HeraldStore {
     /// the protocol's `async` requirement as well.
     public func close() throws {
         wakeUpHub.finish()
+        checkpointer.close()
         // GRDB closes the writer before the readers, so SQLite's checkpoint at the last close never
         // ran and the log stayed behind, however large: the next start replayed and copied it. Fold
         // it in and empty it here. Without waiting: another process on the file must not be held

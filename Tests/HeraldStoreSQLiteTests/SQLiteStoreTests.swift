@@ -231,6 +231,45 @@ struct SQLiteStoreTests {
         #expect((log ?? 0) == 0)
     }
 
+    @Test("the log is copied into the database file while the store writes, by a connection of its own")
+    func backgroundCheckpoint() async throws {
+        let path = TemporaryDatabases.newPath()
+        // The writer never checkpoints: only the background connection can have copied the log.
+        let checkpointer = SQLiteCheckpointer(backgroundFrames: 40, writerFrames: .max)
+        let store = try SQLiteStore(path: path, makeID: SubscriberID.random, checkpointer: checkpointer)
+        defer { try? store.close() }
+        let before = Self.fileSize(path)
+        for number in 0..<200 {
+            _ = try await store.register(apns(number), now: TestTime.t0)
+        }
+        var waited = 0
+        while Self.fileSize(path) <= before, waited < 1_000 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(Self.fileSize(path) > before)
+    }
+
+    @Test("a log written without pause is rewound: the writer checkpoints itself past its limit")
+    func writerCheckpointBoundsTheLog() async throws {
+        let path = TemporaryDatabases.newPath()
+        let checkpointer = SQLiteCheckpointer(backgroundFrames: 40, writerFrames: 200)
+        let store = try SQLiteStore(path: path, makeID: SubscriberID.random, checkpointer: checkpointer)
+        defer { try? store.close() }
+        // Each registration commits alone: a few pages each, well over ten times the writer's limit.
+        for number in 0..<1_500 {
+            _ = try await store.register(apns(number), now: TestTime.t0)
+        }
+        let pages = Self.fileSize(path + "-wal") / (4_096 + 24)
+        #expect(pages < 1_000)
+        #expect(try await store.counts().subscribers == 1_500)
+    }
+
+    /// The size of the file at `path`, 0 when there is none.
+    static func fileSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
     @Test("an unreadable row is reported as corrupt, not skipped")
     func corruptRows() async throws {
         let store = try SQLiteStore(path: TemporaryDatabases.newPath())
