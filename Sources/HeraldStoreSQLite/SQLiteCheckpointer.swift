@@ -81,35 +81,22 @@ final class SQLiteCheckpointer: Sendable {
     /// Called on the writer after each commit with the log's length in pages; starts a background
     /// checkpoint when one is due and returns whether the writer should checkpoint itself.
     private func logDidGrow(to frames: Int32) -> Bool {
-        let decision = state.withLock { state -> Decision in
+        state.withLock { state in
             // Without its connection (before opening, after closing) the writer does it all, as SQLite would.
-            guard let connection = state.connection else { return frames >= backgroundFrames ? .onWriter : .none }
+            guard let connection = state.connection else { return frames >= backgroundFrames }
             if frames < state.framesAtLastStart { state.framesAtLastStart = 0 }
             // Past the writer's limit a background checkpoint would only make the writer's busy.
-            if frames >= writerFrames { return .onWriter }
-            guard !state.running, frames - state.framesAtLastStart >= backgroundFrames else { return .none }
+            if frames >= writerFrames { return true }
+            guard !state.running, frames - state.framesAtLastStart >= backgroundFrames else { return false }
             state.running = true
             state.framesAtLastStart = frames
-            return .inBackground(connection)
-        }
-        switch decision {
-        case .none:
-            return false
-        case .onWriter:
-            return true
-        case .inBackground(let connection):
+            // Queued under the lock, so that `close()`, which takes the connection under it, closes
+            // it only after this checkpoint (a serial queue runs its blocks in order).
             connection.asyncWriteWithoutTransaction { db in
                 _ = try? db.checkpoint(.passive)
                 self.state.withLock { $0.running = false }
             }
             return false
         }
-    }
-
-    /// Where a commit's checkpoint, if any, runs.
-    private enum Decision {
-        case none
-        case onWriter
-        case inBackground(DatabaseQueue)
     }
 }

@@ -16,7 +16,8 @@ struct RequestRecorder: Sendable {
     ///   - requestLogger: The request's own logger when it has one (Hummingbird's carries `hb.request.id`).
     func record(method: String, path: String, target: String, status: Int, route: String, requestLogger: Logger? = nil) {
         metrics.request(route: route, method: method, status: status)
-        guard accessLog else { return }
+        // Below the logger's level the line would be dropped: skip the logger copy it costs first.
+        guard accessLog, logger.logLevel <= .info else { return }
         var line = requestLogger ?? logger
         line.logLevel = logger.logLevel
         // §1.4's `<METHOD> <url> <status>` is the message itself, so operators can grep for `GET /events 200`
