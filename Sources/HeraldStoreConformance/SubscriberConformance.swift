@@ -267,6 +267,13 @@ public enum SubscriberConformance {
             ])
             #expect(twice == [.some("4"), .some("4")])
             #expect(try await store.subscriber(asRead)?.fields.badge == "5")
+            // Listed twice without a badge: incremented once too.
+            let fresh = try await store.register(apns(5), now: TestTime.t0).subscriber.id
+            let freshTwice = try await store.incrementBadges(expecting: [
+                BadgeExpectation(id: fresh, storedBadge: nil), BadgeExpectation(id: fresh, storedBadge: nil),
+            ])
+            #expect(freshTwice == [.some(nil), .some(nil)])
+            #expect(try await store.subscriber(fresh)?.fields.badge == "1")
         }
     }
 

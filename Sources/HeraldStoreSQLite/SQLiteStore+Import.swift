@@ -56,11 +56,18 @@ extension SQLiteStore {
                     created = excluded.created, updated = excluded.updated, failures = excluded.failures
                 """)
                 .execute(arguments: [rows])
-            // The insert trigger gave new subscribers a badges row; every row of the batch has one now.
+            // A badge is stored in a badges row; no badge, as no row or a row without one (migration v12).
             try db.cachedStatement(sql: """
-                UPDATE badges SET badge = new.badge
-                FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[10]') AS badge FROM json_each(?)) AS new
-                WHERE badges.subscriber_id = new.id AND badges.badge IS NOT new.badge
+                INSERT INTO badges (subscriber_id, badge)
+                SELECT json_extract(value, '$[0]'), json_extract(value, '$[10]') FROM json_each(?)
+                WHERE json_extract(value, '$[10]') IS NOT NULL
+                ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge WHERE badges.badge IS NOT excluded.badge
+                """)
+                .execute(arguments: [rows])
+            try db.cachedStatement(sql: """
+                UPDATE badges SET badge = NULL
+                WHERE subscriber_id IN (SELECT json_extract(value, '$[0]') FROM json_each(?) WHERE json_extract(value, '$[10]') IS NULL)
+                    AND badge IS NOT NULL
                 """)
                 .execute(arguments: [rows])
 

@@ -83,7 +83,7 @@ extension SQLiteStore {
                 fields.lang, fields.version, fields.category, fields.contentAvailable, now, now,
             ])
             if db.changesCount > 0 {
-                // The trigger gave it a badges row without a badge.
+                // No badges row until it has a badge (migration v12).
                 if let badge = fields.badge { try setBadge(badge, of: id, in: db) }
                 let subscriber = Subscriber(id: id, proto: registration.proto, token: registration.token, fields: fields, created: now, updated: now)
                 return (subscriber, true)
@@ -92,9 +92,13 @@ extension SQLiteStore {
         throw StoreError.idExhausted
     }
 
-    /// Stores `badge` as the badge of the subscriber `id`.
+    /// Stores `badge` as the badge of the subscriber `id`, which exists.
     private static func setBadge(_ badge: String, of id: SubscriberID, in db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE badges SET badge = ? WHERE subscriber_id = ?").execute(arguments: [badge, id.rawValue])
+        try db.cachedStatement(sql: """
+            INSERT INTO badges (subscriber_id, badge) VALUES (?, ?)
+            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
+            """)
+            .execute(arguments: [id.rawValue, badge])
     }
 
     /// Reads one subscriber by primary key.
@@ -153,14 +157,23 @@ extension SQLiteStore {
     public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
         guard !expectations.isEmpty else { return [] }
         return try await pool.write { db in
-            // `IS` so that an absent badge matches an expected absent one.
             let update = try SQLiteTextStatement("UPDATE badges SET badge = ? WHERE subscriber_id = ? AND badge IS ?", in: db)
+            // A subscriber without a badge may have no row yet (migration v12), or one without a
+            // badge; one deleted since has neither, and gets none.
+            let first = try SQLiteTextStatement("""
+                INSERT INTO badges (subscriber_id, badge) SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = ?1)
+                ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge WHERE badges.badge IS NULL
+                """, in: db)
             var result: [String??] = []
             result.reserveCapacity(expectations.count)
             var stale: [Int] = []
             for expectation in expectations {
-                let changes = try update.execute(
-                    BadgeLogic.incrementedStoredBadge(expectation.storedBadge), expectation.id.rawValue, expectation.storedBadge)
+                let incremented = BadgeLogic.incrementedStoredBadge(expectation.storedBadge)
+                let changes = if let stored = expectation.storedBadge {
+                    try update.execute(incremented, expectation.id.rawValue, stored)
+                } else {
+                    try first.execute(expectation.id.rawValue, incremented)
+                }
                 if changes > 0 {
                     result.append(.some(expectation.storedBadge))
                 } else {
@@ -185,10 +198,14 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads the badges of `ids` and writes them incremented, with two statements for all of them.
+    /// Reads the badges of `ids` and writes them incremented, with two statements for all of them;
+    /// ids of subscribers that no longer exist are left out.
     private static func incrementBadges(reading ids: [SubscriberID], in db: Database) throws -> [SubscriberID: String?] {
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT subscriber_id, badge FROM badges WHERE subscriber_id IN (SELECT value FROM json_each(?))"),
+            db.cachedStatement(sql: """
+                SELECT s.id, b.badge FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+                WHERE s.id IN (SELECT value FROM json_each(?))
+                """),
             arguments: [SQLiteCodec.jsonArray(ids.lazy.map(\.rawValue))]
         )
         guard !rows.isEmpty else { return [:] }
@@ -202,13 +219,11 @@ extension SQLiteStore {
             before[SubscriberID(rawValue: id)] = .some(badge)
             updates.append([.text(id), .text(BadgeLogic.incrementedStoredBadge(badge))])
         }
+        // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT, not to a join.
         try db.cachedStatement(sql: """
-            UPDATE badges SET badge = new.badge
-            FROM (
-                SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge
-                FROM json_each(?)
-            ) AS new
-            WHERE badges.subscriber_id = new.id
+            INSERT INTO badges (subscriber_id, badge)
+            SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?) WHERE true
+            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
             """)
             .execute(arguments: [SQLiteCodec.jsonRows(updates)])
         return before

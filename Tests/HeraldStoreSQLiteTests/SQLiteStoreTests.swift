@@ -100,8 +100,10 @@ struct SQLiteStoreTests {
         #expect(before == [.some("3"), .some(nil)])
         #expect(try await store.subscriber(ids[0])?.fields.badge == "4")
         #expect(try await store.subscriber(ids[1])?.fields.badge == "1")
-        // Subscribers made after it get their row from the trigger; deleted ones lose it.
+        // Subscribers made after it get their row with their first badge; deleted ones lose it.
         let added = try await store.register(apns(9), now: TestTime.t0).subscriber.id
+        let badgeRows = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM badges") }
+        #expect(badgeRows == 3, "a registration without a badge writes no badges row (v12)")
         #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: added, storedBadge: nil)]) == [.some(nil)])
         #expect(try await store.deleteSubscriber(ids[2]))
         let rows = try await store.pool.read { db in try String.fetchAll(db, sql: "SELECT subscriber_id FROM badges ORDER BY 1") }
@@ -177,7 +179,7 @@ struct SQLiteStoreTests {
         let jobs = try await second.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
         #expect(jobs.map(\.content) == [.event(sampleNotification())])
         let migrations = try await second.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges", "v7-pending-deliveries", "v8-raw-sends-and-origins", "v9-shared-fan-out", "v10-front-end-leases", "v11-publish-receipts"])
+        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges", "v7-pending-deliveries", "v8-raw-sends-and-origins", "v9-shared-fan-out", "v10-front-end-leases", "v11-publish-receipts", "v12-badges-on-demand"])
         let journal = try await second.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
     }
@@ -300,13 +302,20 @@ struct SQLiteStoreTests {
             WHERE sub.event = 'e' AND sub.subscriber_id > 'a' ORDER BY sub.subscriber_id LIMIT 500
             """),
         ("broadcast page", "SELECT \(SQLiteCodec.subscriberColumns("s")) FROM subscribers AS s WHERE s.id > 'a' ORDER BY s.id LIMIT 500"),
-        ("badge read", "SELECT subscriber_id, badge FROM badges WHERE subscriber_id IN (SELECT value FROM json_each('[]'))"),
-        ("badge write", """
-            UPDATE badges SET badge = new.badge
-            FROM (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS badge FROM json_each('[]')) AS new
-            WHERE badges.subscriber_id = new.id
+        ("badge read", """
+            SELECT s.id, b.badge FROM subscribers AS s LEFT JOIN badges AS b ON b.subscriber_id = s.id
+            WHERE s.id IN (SELECT value FROM json_each('[]'))
             """),
-        ("badge increment", "UPDATE badges SET badge = '1' WHERE subscriber_id = 'a' AND badge IS NULL"),
+        ("badge write", """
+            INSERT INTO badges (subscriber_id, badge)
+            SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each('[]') WHERE true
+            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
+            """),
+        ("badge increment", "UPDATE badges SET badge = '2' WHERE subscriber_id = 'a' AND badge IS '1'"),
+        ("first badge", """
+            INSERT INTO badges (subscriber_id, badge) SELECT 'a', '1' WHERE EXISTS (SELECT 1 FROM subscribers WHERE id = 'a')
+            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge WHERE badges.badge IS NULL
+            """),
         ("audience exists", "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE event = 'e')"),
         ("subscriber's events", "SELECT DISTINCT event FROM subscriptions WHERE subscriber_id IN (SELECT value FROM json_each('[]'))"),
         ("event names", """
