@@ -4,6 +4,22 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
+    /// Run first in the badge transaction. With the default cost of a random page (4, a spinning
+    /// disk's) the planner read a page of 1,000 ids at 100,000 subscribers by scanning the whole
+    /// table (about 10 ms a page, against 7). Priced as a cached, SSD-backed database's, it looks
+    /// the ids up through the primary key (a bitmap index scan) at every size.
+    static let badgePageCosts = "SET LOCAL random_page_cost = 1.1"
+
+    /// A page of badges incremented where they are as read: `$1` ids, `$2` expected badges, `$3`
+    /// whether each expected badge is absent, `$4` the new badges; returns the ids written.
+    static let badgeIncrement = """
+        UPDATE badges AS b SET badge = e.new
+        FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[]) AS e(id, expected, expected_null, new)
+        WHERE b.subscriber_id = ANY($1::text[]) AND b.subscriber_id = e.id
+          AND CASE WHEN e.expected_null THEN b.badge IS NULL ELSE b.badge = e.expected END
+        RETURNING b.subscriber_id
+        """
+
     /// Increments a page of badges with one statement when they are as the caller read them (the
     /// usual case), and two more for those that changed meanwhile. ``BadgeLogic`` holds the rule,
     /// so the new values are computed here and bound as arrays.
@@ -26,19 +42,14 @@ extension PostgresStore {
         let (ids_, expected_, expectedNull_, incremented_) = (ids, expected, expectedNull, incremented)
         let before: [SubscriberID: String?] = try await withTransaction { connection in
             var before: [SubscriberID: String?] = [:]
-            // With the default cost of a random page (4, a spinning disk's) the planner read a page
-            // of 1,000 ids at 100,000 subscribers by scanning the whole table (about 10 ms a page,
-            // against 7). Priced as a cached, SSD-backed database's, it looks the ids up through
-            // the primary key (a bitmap index scan) at every size.
-            try await connection.query("SET LOCAL random_page_cost = 1.1", logger: logger)
-            let written = try await connection.query("""
-                UPDATE badges AS b SET badge = e.new
-                FROM unnest(\(ids_)::text[], \(expected_)::text[], \(expectedNull_)::bool[], \(incremented_)::text[])
-                    AS e(id, expected, expected_null, new)
-                WHERE b.subscriber_id = ANY(\(ids_)::text[]) AND b.subscriber_id = e.id
-                  AND CASE WHEN e.expected_null THEN b.badge IS NULL ELSE b.badge = e.expected END
-                RETURNING b.subscriber_id
-                """, logger: logger).map { try $0.decode(String.self) }
+            try await connection.query(PostgresQuery(unsafeSQL: Self.badgePageCosts), logger: logger)
+            var bindings = PostgresBindings(capacity: 4)
+            bindings.append(ids_)
+            bindings.append(expected_)
+            bindings.append(expectedNull_)
+            bindings.append(incremented_)
+            let written = try await connection.query(PostgresQuery(unsafeSQL: Self.badgeIncrement, binds: bindings), logger: logger)
+                .map { try $0.decode(String.self) }
             var stale = Set(ids_)
             for id in written {
                 stale.remove(id)

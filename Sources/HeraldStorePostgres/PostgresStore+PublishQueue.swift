@@ -114,6 +114,20 @@ extension PostgresStore {
             pending: try PendingMembersCodec.members(pending, jobID: id), end: end.map(SubscriberID.init(rawValue:)))
     }
 
+    /// A keyset page of an event's audience: `$1` the event, `$2` the cursor (`''` for none),
+    /// `$3` the page size; the subscribers' columns, then `ignore_message`.
+    static let eventAudiencePage = """
+        SELECT \(PostgresCodec.subscriberColumns), sub.ignore_message
+        FROM (
+            SELECT subscriber_id, ignore_message FROM subscriptions
+            WHERE event = $1 AND subscriber_id > $2
+            ORDER BY subscriber_id LIMIT $3
+        ) AS sub
+        JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = sub.subscriber_id OFFSET 0) AS s ON true
+        LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id OFFSET 0) AS b ON true
+        ORDER BY sub.subscriber_id
+        """
+
     /// Reads one keyset page: an index range of the event's subscriptions joined to their
     /// subscribers and badges, a range of the subscribers table for broadcast, or a merge of
     /// several events' ranges for groups, in one statement.
@@ -130,28 +144,22 @@ extension PostgresStore {
     public func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember] {
         guard limit > 0 else { return [] }
         let logger = self.logger
-        let columns = PostgresCodec.subscriberColumns
         // The empty string sorts before every id in the "C" collation: no cursor is "after ''".
         let after = cursor?.rawValue ?? ""
         switch job.audience {
         case .subscribers(let event):
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(event.rawValue)
+            bindings.append(after)
+            bindings.append(limit)
+            let query = PostgresQuery(unsafeSQL: Self.eventAudiencePage, binds: bindings)
             return try await withConnection { connection in
-                try await connection.query("""
-                    SELECT \(unescaped: columns), sub.ignore_message
-                    FROM (
-                        SELECT subscriber_id, ignore_message FROM subscriptions
-                        WHERE event = \(event.rawValue) AND subscriber_id > \(after)
-                        ORDER BY subscriber_id LIMIT \(limit)
-                    ) AS sub
-                    JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = sub.subscriber_id OFFSET 0) AS s ON true
-                    LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id OFFSET 0) AS b ON true
-                    ORDER BY sub.subscriber_id
-                    """, logger: logger).map(PostgresCodec.member)
+                try await connection.query(query, logger: logger).map(PostgresCodec.member)
             }
         case .broadcast:
             return try await withConnection { connection in
                 try await connection.query("""
-                    SELECT \(unescaped: columns)
+                    SELECT \(unescaped: PostgresCodec.subscriberColumns)
                     FROM subscribers AS s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id OFFSET 0) AS b ON true
                     WHERE s.id > \(after) ORDER BY s.id LIMIT \(limit)
                     """, logger: logger).map { AudienceMember(subscriber: try PostgresCodec.subscriber($0), silent: false) }

@@ -62,6 +62,11 @@ final class SQLiteCheckpointer: Sendable {
         try? connection?.close()
     }
 
+    /// Returns once every background checkpoint started so far has run (its queue is serial).
+    func waitForStartedCheckpoints() throws {
+        try state.withLock { $0.connection }?.writeWithoutTransaction { _ in }
+    }
+
     /// Replaces SQLite's automatic checkpoint on `db` with a request to this checkpointer.
     ///
     /// The hook's context is this object, unretained: the store keeps it alive as long as its

@@ -31,28 +31,22 @@ struct PostgresQueryPlanTests {
                 let page = try await connection.query("SELECT id FROM subscribers ORDER BY id LIMIT 1000 OFFSET 5000", logger: logger)
                     .collect().map { try $0.decode(String.self) }
                 let literal = "ARRAY[" + page.map { "'\($0)'" }.joined(separator: ",") + "]::text[]"
-                let audience = try await Self.plan(
-                    """
-                    SELECT s.id, b.badge, sub.ignore_message
-                    FROM (
-                        SELECT subscriber_id, ignore_message FROM subscriptions
-                        WHERE event = 'plan' AND subscriber_id > '' ORDER BY subscriber_id LIMIT 1000
-                    ) AS sub
-                    JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = sub.subscriber_id OFFSET 0) AS s ON true
-                    LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id OFFSET 0) AS b ON true
-                    ORDER BY sub.subscriber_id
-                    """, on: connection, logger: logger)
+                // The store's own statements, prepared and explained with a page's values: the first
+                // executions of a prepared statement are planned for their values, as the store's are.
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "PREPARE audience_page (text, text, bigint) AS " + PostgresStore.eventAudiencePage), logger: logger)
+                let audience = try await Self.plan("EXECUTE audience_page('plan', '', 1000)", on: connection, logger: logger)
                 try await connection.query("BEGIN", logger: logger)
-                try await connection.query("SET LOCAL random_page_cost = 1.1", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: PostgresStore.badgePageCosts), logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "PREPARE badge_page (text[], text[], bool[], text[]) AS " + PostgresStore.badgeIncrement),
+                    logger: logger)
                 let badges = try await Self.plan(
-                    """
-                    UPDATE badges AS b SET badge = e.new
-                    FROM unnest(\(literal), \(literal), array_fill(true, ARRAY[1000]), \(literal)) AS e(id, expected, expected_null, new)
-                    WHERE b.subscriber_id = ANY(\(literal)) AND b.subscriber_id = e.id
-                      AND CASE WHEN e.expected_null THEN b.badge IS NULL ELSE b.badge = e.expected END
-                    RETURNING b.subscriber_id
-                    """, on: connection, logger: logger)
+                    "EXECUTE badge_page(\(literal), \(literal), array_fill(true, ARRAY[1000]), \(literal))", on: connection, logger: logger)
                 try await connection.query("ROLLBACK", logger: logger)
+                // Named statements outlive the transaction; the pool's connection goes back without them.
+                try await connection.query("DEALLOCATE audience_page", logger: logger)
+                try await connection.query("DEALLOCATE badge_page", logger: logger)
                 return (audience, badges)
             }
             #expect(!audience.isEmpty && !badges.isEmpty)

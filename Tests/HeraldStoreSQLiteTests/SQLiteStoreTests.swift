@@ -244,11 +244,8 @@ struct SQLiteStoreTests {
         for number in 0..<200 {
             _ = try await store.register(apns(number), now: TestTime.t0)
         }
-        var waited = 0
-        while Self.fileSize(path) <= before, waited < 1_000 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 1
-        }
+        // Each commit's hook queued its checkpoint before the registration returned.
+        try checkpointer.waitForStartedCheckpoints()
         #expect(Self.fileSize(path) > before)
     }
 
