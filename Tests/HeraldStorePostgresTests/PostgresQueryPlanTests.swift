@@ -5,9 +5,9 @@ import Logging
 import PostgresNIO
 import Testing
 
-/// The fan-out's per-page statements, planned by PostgreSQL on a table with statistics: each must
-/// reach the subscribers and badges of a page through their keys, never by a scan of the table,
-/// whose cost would grow with every subscriber registered.
+/// The fan-out's per-page statements, planned by PostgreSQL on tables with statistics and without:
+/// each must reach the subscribers and badges of a page through their keys, never by a scan of
+/// the table, whose cost would grow with every subscriber registered.
 @Suite("PostgreSQL: query plans")
 struct PostgresQueryPlanTests {
     @Test("an audience page and its badge increments read subscribers and badges by key, after ANALYZE")
@@ -52,6 +52,46 @@ struct PostgresQueryPlanTests {
             #expect(!audience.isEmpty && !badges.isEmpty)
             #expect(!audience.contains { $0.contains("Seq Scan on subscribers") || $0.contains("Seq Scan on badges") }, "\(audience)")
             #expect(!badges.contains { $0.contains("Seq Scan on badges") }, "\(badges)")
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    @Test("an audience page reads its range of subscriptions in index order on tables never analysed")
+    func pageWithoutStatistics() async throws {
+        let store = try await PostgresTestStores.open()
+        do {
+            _ = try await store.register(apns(0), now: TestTime.t0)
+            let logger = Logger(label: "herald.test.plan")
+            let audience = try await store.withConnection { connection in
+                // As after a bulk registration or an import: rows written, no statistics gathered yet
+                // (the autovacuum daemon must not analyse them while the test runs).
+                for table in ["subscribers", "badges", "subscriptions"] {
+                    try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) SET (autovacuum_enabled = false)"), logger: logger)
+                }
+                try await connection.query("""
+                    INSERT INTO subscribers (id, proto, token, identity, created, updated)
+                    SELECT substr(md5(i::text), 1, 11), 'apns', md5(i::text), md5(i::text), 0, 0 FROM generate_series(1, 100000) AS i
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+                try await connection.query("INSERT INTO badges (subscriber_id) SELECT id FROM subscribers ON CONFLICT DO NOTHING", logger: logger)
+                try await connection.query(
+                    "INSERT INTO subscriptions (event, subscriber_id, ignore_message) SELECT 'plan', id, false FROM subscribers", logger: logger)
+                // The page as the store reads it: its plan settings first, in its transaction.
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: PostgresStore.audiencePagePlan), logger: logger)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "PREPARE audience_page (text, text, bigint) AS " + PostgresStore.eventAudiencePage), logger: logger)
+                let audience = try await Self.plan("EXECUTE audience_page('plan', '', 1000)", on: connection, logger: logger)
+                try await connection.query("ROLLBACK", logger: logger)
+                try await connection.query("DEALLOCATE audience_page", logger: logger)
+                return audience
+            }
+            #expect(audience.contains { $0.contains("Index Scan using subscriptions_pkey on subscriptions") }, "\(audience)")
+            // A bitmap scan reads every subscription after the cursor and sorts them, on every page.
+            #expect(!audience.contains { $0.contains("Bitmap") || $0.contains("Sort") }, "\(audience)")
         } catch {
             try? await store.close()
             throw error
