@@ -21,6 +21,9 @@ struct FanOutDriver {
     var inFlight = 8000
     /// Herald's `delivery.batch_size`: the audience page.
     var batchSize = 1000
+    /// Herald's `delivery.concurrent_jobs`. One publish is one job on SQLite; on PostgreSQL it is
+    /// shared out in parts, which this many workers of a node send at once.
+    var concurrentJobs = 1
     /// The publish's form. The default lets Herald increment every APNs subscriber's stored
     /// badge, as pushd does; `incrementBadge=false&badge=1` sends the same payload with no
     /// badge written.
@@ -78,7 +81,7 @@ struct FanOutDriver {
             delivery:
               batch_size: \(batchSize)
               in_flight: \(inFlight)
-              concurrent_jobs: 1
+              concurrent_jobs: \(concurrentJobs)
             providers:
             \(provider)
             """.write(toFile: config, atomically: true, encoding: .utf8)

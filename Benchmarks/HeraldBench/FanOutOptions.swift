@@ -15,6 +15,9 @@ struct FanOutOptions: ParsableArguments {
     @Option(help: "Herald's delivery.in_flight.")
     var inFlight = 8000
 
+    @Option(help: "Herald's delivery.concurrent_jobs: publish jobs (or parts of a shared publish, on PostgreSQL) sent at once.")
+    var concurrentJobs = 1
+
     @Option(help: "Sink runs of Herald, each between two h2load runs whose mean it is compared with; the ratio's median is reported.")
     var runs = 1
 
@@ -52,6 +55,7 @@ struct FanOutOptions: ParsableArguments {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var driver = FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight, batchSize: batchSize)
+        driver.concurrentJobs = max(1, concurrentJobs)
         switch database {
         case "sqlite":
             guard nodes == 1 else { throw ValidationError("--nodes needs --database postgres: SQLite serves one node") }
