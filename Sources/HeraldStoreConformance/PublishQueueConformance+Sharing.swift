@@ -19,6 +19,12 @@ extension PublishQueueConformance {
             // The last member is never a cut: that part would be empty.
             #expect(try await store.audienceBoundaries(of: job, every: 5, limit: 10) == [ids[4], ids[9], ids[14], ids[19]])
             #expect(try await store.audienceBoundaries(of: job, every: 100, limit: 10).isEmpty)
+            // A broadcast is cut alike, over every subscriber (here the same 25).
+            var broadcast = job
+            broadcast.audience = .broadcast
+            #expect(try await store.audienceBoundaries(of: broadcast, every: 10, limit: 10) == [ids[9], ids[19]])
+            #expect(try await store.audienceBoundaries(of: broadcast, every: 5, limit: 3) == [ids[4], ids[9], ids[14]])
+            #expect(try await store.audienceBoundaries(of: broadcast, every: 25, limit: 10).isEmpty)
 
             #expect(try await store.shareJob(jobID: job.id, boundaries: boundaries, lease: Lease(owner: "b", expiresAt: 60_000)) == false,
                     "only the job's holder shares it")

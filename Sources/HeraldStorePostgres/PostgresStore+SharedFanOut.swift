@@ -4,25 +4,46 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    /// Numbers the audience in id order with a window over its index range and keeps every
-    /// `every`-th id, except the last member's.
+    /// Walks the audience's index range from cut to cut: each step skips `every` members from the
+    /// last cut (a recursive query), so nothing sorts or numbers the whole audience, and a cut
+    /// is kept when a member follows it. Numbering every member with a window function instead
+    /// sorted the whole range first, once per large publish before its first delivery: 162 ms
+    /// against 92 ms for 100,000 subscribers under the fan-out benchmark's load (90 against 36 ms
+    /// on a quiet database never analysed). The plan is fixed as for an audience page
+    /// (``audiencePagePlan``), so that a range without statistics is still read in index order.
     public func audienceBoundaries(of job: PublishJob, every: Int, limit: Int) async throws -> [SubscriberID] {
         guard every > 0, limit > 0 else { return [] }
         let logger = self.logger
-        let ids: [String] = try await withConnection { connection in
+        let skip = every - 1
+        let ids: [String] = try await withTransaction { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: Self.audiencePagePlan), logger: logger)
             switch job.audience {
             case .subscribers(let event):
+                let name = event.rawValue
                 return try await connection.query("""
-                    SELECT id FROM (
-                        SELECT subscriber_id AS id, row_number() OVER (ORDER BY subscriber_id) AS n, count(*) OVER () AS total
-                        FROM subscriptions WHERE event = \(event.rawValue)
-                    ) AS numbered WHERE n % \(every) = 0 AND n < total ORDER BY id LIMIT \(limit)
+                    WITH RECURSIVE cut(id, n) AS (
+                        (SELECT subscriber_id, 1::bigint FROM subscriptions WHERE event = \(name)
+                         ORDER BY subscriber_id OFFSET \(skip) LIMIT 1)
+                        UNION ALL
+                        (SELECT next.subscriber_id, cut.n + 1 FROM cut CROSS JOIN LATERAL (
+                            SELECT subscriber_id FROM subscriptions WHERE event = \(name) AND subscriber_id > cut.id
+                            ORDER BY subscriber_id OFFSET \(skip) LIMIT 1
+                        ) AS next WHERE cut.n < \(limit))
+                    )
+                    SELECT id FROM cut
+                    WHERE EXISTS (SELECT 1 FROM subscriptions WHERE event = \(name) AND subscriber_id > cut.id)
+                    ORDER BY id
                     """, logger: logger).map { try $0.decode(String.self) }
             case .broadcast:
                 return try await connection.query("""
-                    SELECT id FROM (
-                        SELECT id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS total FROM subscribers
-                    ) AS numbered WHERE n % \(every) = 0 AND n < total ORDER BY id LIMIT \(limit)
+                    WITH RECURSIVE cut(id, n) AS (
+                        (SELECT id, 1::bigint FROM subscribers ORDER BY id OFFSET \(skip) LIMIT 1)
+                        UNION ALL
+                        (SELECT next.id, cut.n + 1 FROM cut CROSS JOIN LATERAL (
+                            SELECT id FROM subscribers WHERE id > cut.id ORDER BY id OFFSET \(skip) LIMIT 1
+                        ) AS next WHERE cut.n < \(limit))
+                    )
+                    SELECT id FROM cut WHERE EXISTS (SELECT 1 FROM subscribers WHERE subscribers.id > cut.id) ORDER BY id
                     """, logger: logger).map { try $0.decode(String.self) }
             case .unicast, .test, .groups:
                 return []
