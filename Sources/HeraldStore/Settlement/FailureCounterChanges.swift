@@ -24,6 +24,19 @@ public struct FailureCounterChanges: Sendable {
 
     /// Folds `records` into one change per subscriber.
     public init(records: [DeliveryRecord]) {
+        let anyFailure = records.contains { record in
+            if case .subscriberFailure = record.effect { true } else { false }
+        }
+        guard anyFailure else {
+            // The usual page, successes only: each subscriber's counter resets, and one set of the
+            // ids seen replaces the per-subscriber bookkeeping below.
+            var seen = Set<String>(minimumCapacity: records.count)
+            for record in records {
+                guard case .delivered = record.effect, let id = record.subscriberID?.rawValue, seen.insert(id).inserted else { continue }
+                resetsOnly.append(id)
+            }
+            return
+        }
         var order: [String] = []
         var changes: [String: (reset: Bool, added: Int)] = [:]
         for record in records {
