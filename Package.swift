@@ -475,6 +475,7 @@ let package = Package(
         .testTarget(
             name: "HeraldStoreSQLiteTests",
             dependencies: [
+                "HeraldTestSupport",
                 "HeraldStoreSQLite", "HeraldStoreConformance", "HeraldStore", "HeraldCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -554,6 +555,7 @@ let package = Package(
         .testTarget(
             name: "HeraldAPNsTests",
             dependencies: [
+                "HeraldTestSupport",
                 "HeraldAPNs", "HeraldCore", "HeraldSimulators", "HeraldHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -564,6 +566,7 @@ let package = Package(
         .testTarget(
             name: "HeraldFCMTests",
             dependencies: [
+                "HeraldTestSupport",
                 "HeraldFCM", "HeraldCore", "HeraldSimulators", "HeraldHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -576,6 +579,7 @@ let package = Package(
         .testTarget(
             name: "HeraldWNSTests",
             dependencies: [
+                "HeraldTestSupport",
                 "HeraldWNS", "HeraldCore", "HeraldSimulators", "HeraldWebhook",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -588,6 +592,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGCMLegacyTests",
             dependencies: [
+                "HeraldTestSupport",
                 "HeraldGCMLegacy", "HeraldCore", "HeraldSimulators", "HeraldWebhook",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -599,6 +604,7 @@ let package = Package(
         .testTarget(
             name: "HeraldWebPushTests",
             dependencies: [
+                "HeraldTestSupport",
                 "HeraldWebPush", "HeraldCore", "HeraldSimulators",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

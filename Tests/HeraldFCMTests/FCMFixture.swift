@@ -4,6 +4,7 @@ import HeraldFCM
 import HeraldSimulators
 import Logging
 import Testing
+import HeraldTestSupport
 
 /// A running FCM simulator over TLS with a generated CA, a service account written where the `fcm` kind reads it,
 /// and providers built through the public kind.
@@ -19,7 +20,7 @@ struct FCMFixture {
 
     /// Starts a simulator; `configure` adjusts its configuration first.
     static func start(_ configure: (inout FCMSimulator.Configuration) -> Void = { _ in }) async throws -> FCMFixture {
-        let directory = NSTemporaryDirectory() + "herald-fcm-\(UUID().uuidString)"
+        let directory = TestHerald.makeTemporaryDirectory()
         let authority = try SimulatorCertificateAuthority(directory: directory)
         var configuration = FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority)
         configuration.recordPayloads = true

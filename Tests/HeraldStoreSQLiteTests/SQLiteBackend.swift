@@ -1,6 +1,7 @@
 import Foundation
 import HeraldStoreConformance
 import HeraldStoreSQLite
+import HeraldTestSupport
 
 extension StoreBackend {
     /// SQLite on a new file in a per-process temporary folder, removed when the test process exits.
@@ -9,19 +10,10 @@ extension StoreBackend {
     }
 }
 
-/// Where SQLite test databases live: one folder per test process.
+/// Where SQLite test databases live: one folder per test process, removed when it exits.
 enum TemporaryDatabases {
-    /// The folder, created (and scheduled for removal at exit) on first use.
-    static let directory: String = {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("herald-store-tests-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
-            .path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        atexit {
-            try? FileManager.default.removeItem(atPath: TemporaryDatabases.directory)
-        }
-        return path
-    }()
+    /// The folder, created on first use.
+    static let directory = TestHerald.makeTemporaryDirectory()
 
     /// A path for a new database file.
     static func newPath() -> String {

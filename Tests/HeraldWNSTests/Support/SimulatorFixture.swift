@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulators
 import OrderedCollections
+import HeraldTestSupport
 
 /// A temporary directory with a simulator CA, removed afterwards.
 struct SimulatorDirectory {
@@ -9,7 +10,7 @@ struct SimulatorDirectory {
     let authority: SimulatorCertificateAuthority
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-wns-\(UUID().uuidString)").path
+        path = TestHerald.makeTemporaryDirectory()
         authority = try SimulatorCertificateAuthority(directory: path)
     }
 
