@@ -14,19 +14,11 @@ struct PostgresQueryPlanTests {
     func pagesUseKeys() async throws {
         let store = try await PostgresTestStores.open()
         do {
-            // 100,000 subscribers written in SQL (registering them one by one would take a minute):
-            // at this size the default costs made the planner scan whole tables.
+            // At 100,000 subscribers the default costs made the planner scan whole tables.
             _ = try await store.register(apns(0), now: TestTime.t0)
             let logger = Logger(label: "herald.test.plan")
             let (audience, badges) = try await store.withConnection { connection in
-                try await connection.query("""
-                    INSERT INTO subscribers (id, proto, token, identity, created, updated)
-                    SELECT substr(md5(i::text), 1, 11), 'apns', md5(i::text), md5(i::text), 0, 0 FROM generate_series(1, 100000) AS i
-                    ON CONFLICT DO NOTHING
-                    """, logger: logger)
-                try await connection.query("INSERT INTO badges (subscriber_id) SELECT id FROM subscribers ON CONFLICT DO NOTHING", logger: logger)
-                try await connection.query(
-                    "INSERT INTO subscriptions (event, subscriber_id, ignore_message) SELECT 'plan', id, false FROM subscribers", logger: logger)
+                try await Self.seed(on: connection, logger: logger)
                 try await connection.query("ANALYZE", logger: logger)
                 let page = try await connection.query("SELECT id FROM subscribers ORDER BY id LIMIT 1000 OFFSET 5000", logger: logger)
                     .collect().map { try $0.decode(String.self) }
@@ -71,14 +63,7 @@ struct PostgresQueryPlanTests {
                 for table in ["subscribers", "badges", "subscriptions"] {
                     try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) SET (autovacuum_enabled = false)"), logger: logger)
                 }
-                try await connection.query("""
-                    INSERT INTO subscribers (id, proto, token, identity, created, updated)
-                    SELECT substr(md5(i::text), 1, 11), 'apns', md5(i::text), md5(i::text), 0, 0 FROM generate_series(1, 100000) AS i
-                    ON CONFLICT DO NOTHING
-                    """, logger: logger)
-                try await connection.query("INSERT INTO badges (subscriber_id) SELECT id FROM subscribers ON CONFLICT DO NOTHING", logger: logger)
-                try await connection.query(
-                    "INSERT INTO subscriptions (event, subscriber_id, ignore_message) SELECT 'plan', id, false FROM subscribers", logger: logger)
+                try await Self.seed(on: connection, logger: logger)
                 // The page as the store reads it: its plan settings first, in its transaction.
                 try await connection.query("BEGIN", logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: PostgresStore.audiencePagePlan), logger: logger)
@@ -97,6 +82,19 @@ struct PostgresQueryPlanTests {
             throw error
         }
         try await store.close()
+    }
+
+    /// 100,000 subscribers of the event `plan`, with their badge rows, written in SQL (registering
+    /// them one by one would take a minute).
+    private static func seed(on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO subscribers (id, proto, token, identity, created, updated)
+            SELECT substr(md5(i::text), 1, 11), 'apns', md5(i::text), md5(i::text), 0, 0 FROM generate_series(1, 100000) AS i
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+        try await connection.query("INSERT INTO badges (subscriber_id) SELECT id FROM subscribers ON CONFLICT DO NOTHING", logger: logger)
+        try await connection.query(
+            "INSERT INTO subscriptions (event, subscriber_id, ignore_message) SELECT 'plan', id, false FROM subscribers", logger: logger)
     }
 
     /// The lines of `EXPLAIN` for `sql`, a statement with its values written in.
