@@ -489,7 +489,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore"]),
+        .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore", "HeraldTestSupport"]),
         .testTarget(name: "HeraldPipelineTests", dependencies: ["HeraldPipeline", "HeraldCore", "HeraldStore"]),
         .testTarget(
             name: "HeraldIntakeTests",

@@ -43,11 +43,17 @@ extension PostgresStore {
     }
 
     /// Runs `body` in one transaction (`BEGIN` … `COMMIT`, rolled back when it throws).
-    func withTransaction<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+    ///
+    /// - Parameter settings: A `SET LOCAL` statement run first, for planner settings that hold
+    ///   for this transaction only (``audiencePagePlan``, ``badgePageCosts``).
+    func withTransaction<R: Sendable>(
+        settings: String? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> R
+    ) async throws -> R {
         let logger = self.logger
         return try await withConnection { connection in
             try await connection.withTransaction(logger: logger) { connection in
-                try await body(connection)
+                if let settings { try await connection.query(PostgresQuery(unsafeSQL: settings), logger: logger) }
+                return try await body(connection)
             }
         }
     }

@@ -40,9 +40,8 @@ extension PostgresStore {
         }
         let logger = self.logger
         let (ids_, expected_, expectedNull_, incremented_) = (ids, expected, expectedNull, incremented)
-        let before: [SubscriberID: String?] = try await withTransaction { connection in
+        let before: [SubscriberID: String?] = try await withTransaction(settings: Self.badgePageCosts) { connection in
             var before: [SubscriberID: String?] = [:]
-            try await connection.query(PostgresQuery(unsafeSQL: Self.badgePageCosts), logger: logger)
             var bindings = PostgresBindings(capacity: 4)
             bindings.append(ids_)
             bindings.append(expected_)

@@ -139,7 +139,8 @@ extension PostgresStore {
 
     /// Reads one keyset page: an index range of the event's subscriptions joined to their
     /// subscribers and badges, a range of the subscribers table for broadcast, or a merge of
-    /// several events' ranges for groups, in one statement.
+    /// several events' ranges for groups, in one statement (for events and groups, in a
+    /// transaction of its own under ``audiencePagePlan``).
     ///
     /// The page is taken from the subscriptions' index range first, and its subscribers and
     /// badges are looked up row by row through their primary keys, a plan that does not depend on
@@ -162,9 +163,8 @@ extension PostgresStore {
             bindings.append(after)
             bindings.append(limit)
             let query = PostgresQuery(unsafeSQL: Self.eventAudiencePage, binds: bindings)
-            return try await withTransaction { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: Self.audiencePagePlan), logger: logger)
-                return try await connection.query(query, logger: logger).map(PostgresCodec.member)
+            return try await withTransaction(settings: Self.audiencePagePlan) { connection in
+                try await connection.query(query, logger: logger).map(PostgresCodec.member)
             }
         case .broadcast:
             return try await withConnection { connection in
@@ -178,9 +178,8 @@ extension PostgresStore {
             if let cursor, !(cursor < id) { return [] }
             return try await subscribers([id]).map { AudienceMember(subscriber: $0, silent: false) }
         case .groups(let events, let proto):
-            return try await withTransaction { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: Self.audiencePagePlan), logger: logger)
-                return try await Self.groupsPage(events, proto: proto, after: cursor, limit: limit, on: connection, logger: logger)
+            return try await withTransaction(settings: Self.audiencePagePlan) { connection in
+                try await Self.groupsPage(events, proto: proto, after: cursor, limit: limit, on: connection, logger: logger)
             }
         }
     }

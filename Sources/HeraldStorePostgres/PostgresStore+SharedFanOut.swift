@@ -15,8 +15,7 @@ extension PostgresStore {
         guard every > 0, limit > 0 else { return [] }
         let logger = self.logger
         let skip = every - 1
-        let ids: [String] = try await withTransaction { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: Self.audiencePagePlan), logger: logger)
+        let ids: [String] = try await withTransaction(settings: Self.audiencePagePlan) { connection in
             switch job.audience {
             case .subscribers(let event):
                 let name = event.rawValue

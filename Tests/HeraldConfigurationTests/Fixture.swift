@@ -1,24 +1,14 @@
 import Foundation
 import HeraldConfiguration
 import HeraldCore
+import HeraldTestSupport
 
 /// Loads configurations from YAML text through a real file, as `herald serve --config` does.
 enum Fixture {
-    /// A fresh empty directory under the system's temporary directory, removed at exit.
+    /// A fresh empty directory, in the test process's temporary folder removed at exit.
     static func makeDirectory() -> String {
-        let path = root + "/" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        TestHerald.makeTemporaryDirectory()
     }
-
-    /// The folder of this process's directories, created on first use and removed at exit.
-    private static let root: String = {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("herald-config-tests-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))").path
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(atPath: Fixture.root) }
-        return path
-    }()
 
     /// Writes `text` to a new file and returns its path.
     static func write(_ text: String, name: String = "herald.yaml") -> String {

@@ -32,4 +32,17 @@ enum PostgresTestStores {
         try await store.waitUntilReady()
         return store
     }
+
+    /// Runs `body` with a store on a new database, closing the store afterwards, thrown or not.
+    static func with<R>(_ body: (PostgresStore) async throws -> R) async throws -> R {
+        let store = try await open()
+        do {
+            let result = try await body(store)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
 }

@@ -12,8 +12,7 @@ import Testing
 struct PostgresQueryPlanTests {
     @Test("an audience page and its badge increments read subscribers and badges by key, after ANALYZE")
     func pagesUseKeys() async throws {
-        let store = try await PostgresTestStores.open()
-        do {
+        try await PostgresTestStores.with { store in
             // At 100,000 subscribers the default costs made the planner scan whole tables.
             _ = try await store.register(apns(0), now: TestTime.t0)
             let logger = Logger(label: "herald.test.plan")
@@ -44,17 +43,12 @@ struct PostgresQueryPlanTests {
             #expect(!audience.isEmpty && !badges.isEmpty)
             #expect(!audience.contains { $0.contains("Seq Scan on subscribers") || $0.contains("Seq Scan on badges") }, "\(audience)")
             #expect(!badges.contains { $0.contains("Seq Scan on badges") }, "\(badges)")
-        } catch {
-            try? await store.close()
-            throw error
         }
-        try await store.close()
     }
 
     @Test("an audience page reads its range of subscriptions in index order on tables never analysed")
     func pageWithoutStatistics() async throws {
-        let store = try await PostgresTestStores.open()
-        do {
+        try await PostgresTestStores.with { store in
             _ = try await store.register(apns(0), now: TestTime.t0)
             let logger = Logger(label: "herald.test.plan")
             let audience = try await store.withConnection { connection in
@@ -77,11 +71,7 @@ struct PostgresQueryPlanTests {
             #expect(audience.contains { $0.contains("Index Scan using subscriptions_pkey on subscriptions") }, "\(audience)")
             // A bitmap scan reads every subscription after the cursor and sorts them, on every page.
             #expect(!audience.contains { $0.contains("Bitmap") || $0.contains("Sort") }, "\(audience)")
-        } catch {
-            try? await store.close()
-            throw error
         }
-        try await store.close()
     }
 
     /// 100,000 subscribers of the event `plan`, with their badge rows, written in SQL (registering
