@@ -484,7 +484,7 @@ let package = Package(
         .testTarget(
             name: "HeraldStorePostgresTests",
             dependencies: [
-                "HeraldStorePostgres", "HeraldStoreConformance", "HeraldStore", "HeraldCore", "HeraldTestSupport",
+                "HeraldStorePostgres", "HeraldStoreConformance", "HeraldStore", "HeraldCore", "HeraldTestSupport", "HeraldSimulators",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

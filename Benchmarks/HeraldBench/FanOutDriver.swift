@@ -41,7 +41,7 @@ struct FanOutDriver {
         if usesPostgres {
             let server = try await PostgresTestServer.shared()
             let database = try await server.createDatabase()
-            let postgres = PostgresStore(
+            let postgres = try PostgresStore(
                 configuration: PostgresStoreConfiguration(
                     host: server.host, port: server.port, username: server.username, password: server.password, database: database),
                 logger: Logger(label: "herald.bench.seed"))

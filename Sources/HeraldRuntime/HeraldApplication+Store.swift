@@ -23,13 +23,11 @@ extension HeraldApplication {
         case .postgres(let url):
             // Nothing connects here: the store's pool runs in its `run()`, which connects and
             // migrates (waiting for an unreachable database) while the first calls wait for it.
-            let configuration: PostgresStoreConfiguration
             do {
-                configuration = try PostgresStoreConfiguration(url: url)
+                return try PostgresStore(configuration: try PostgresStoreConfiguration(url: url), logger: logger.child("herald.store"))
             } catch {
                 throw ConfigurationError(key: "server.database", "\(error)")
             }
-            return PostgresStore(configuration: configuration, logger: logger.child("herald.store"))
         }
     }
 }

@@ -42,19 +42,22 @@ public final class PostgresStore: HeraldStore {
     public var clock: WallClock { databaseClock.wallClock }
 
     /// Creates the store; nothing connects until ``run()`` runs.
-    public convenience init(configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "herald.store.postgres")) {
-        self.init(configuration: configuration, logger: logger, makeID: SubscriberID.random)
+    ///
+    /// - Throws: ``PostgresURLError`` when a certificate or key file the configuration names
+    ///   cannot be read.
+    public convenience init(configuration: PostgresStoreConfiguration, logger: Logger = Logger(label: "herald.store.postgres")) throws {
+        try self.init(configuration: configuration, logger: logger, makeID: SubscriberID.random)
     }
 
     /// Creates the store with a custom id generator, so tests can force id collisions.
-    init(configuration: PostgresStoreConfiguration, logger: Logger, makeID: @escaping @Sendable () -> SubscriberID) {
+    init(configuration: PostgresStoreConfiguration, logger: Logger, makeID: @escaping @Sendable () -> SubscriberID) throws {
         self.configuration = configuration
         self.logger = logger
         self.makeID = makeID
         self.nodeID = SubscriberID.random().rawValue
         var clientConfiguration = PostgresClient.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.username,
-            password: configuration.password, database: configuration.database, tls: Self.tls(configuration.tls))
+            password: configuration.password, database: configuration.database, tls: try configuration.clientTLS())
         clientConfiguration.options.maximumConnections = max(2, configuration.poolSize)
         clientConfiguration.options.minimumConnections = 1
         clientConfiguration.options.connectTimeout = configuration.connectTimeout
@@ -63,14 +66,6 @@ public final class PostgresStore: HeraldStore {
         // cheap statement look costly.
         clientConfiguration.options.additionalStartupParameters = [("jit", "off")]
         self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-    }
-
-    private static func tls(_ mode: PostgresStoreConfiguration.TLSMode) -> PostgresClient.Configuration.TLS {
-        switch mode {
-        case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
-        }
     }
 
     /// Ends ``run()`` (and so the pool) and every wake-up stream; the store cannot be used afterwards.

@@ -5,14 +5,22 @@ import Foundation
 /// Every tunable has a default that suits a node on the same network as its database; a
 /// deployment normally gives only the URL (``init(url:)``).
 public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
-    /// Whether connections use TLS.
+    /// Whether connections use TLS, and what of the server's certificate is checked: libpq's
+    /// `sslmode` values, with their meaning.
     public enum TLSMode: String, Sendable {
         /// Plain TCP (`sslmode=disable`, the default when the URL names none).
         case disable
-        /// TLS when the server offers it, plain otherwise (`sslmode=prefer`/`allow`).
+        /// TLS when the server offers it, plain otherwise; the certificate is not checked
+        /// (`sslmode=prefer`, and `allow`, which libpq tries plain first).
         case prefer
-        /// TLS or no connection (`sslmode=require`, `verify-ca`, `verify-full`).
+        /// TLS or no connection; the certificate is not checked unless ``PostgresStoreConfiguration/rootCertificateFile``
+        /// is given, which makes it `verify-ca`, as in libpq (`sslmode=require`).
         case require
+        /// TLS with a certificate issued by a trusted authority, whatever name it is for
+        /// (`sslmode=verify-ca`).
+        case verifyCA = "verify-ca"
+        /// TLS with a trusted certificate for the host the URL names (`sslmode=verify-full`).
+        case verifyFull = "verify-full"
     }
 
     /// The server's host name or address.
@@ -27,6 +35,14 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
     public var database: String
     /// TLS for the connections (default ``TLSMode/disable``, or what the URL's `sslmode` asks).
     public var tls: TLSMode = .disable
+    /// PEM file of the certificate authorities that `verify-ca` and `verify-full` trust (the URL's
+    /// `sslrootcert`); `nil` (or `sslrootcert=system`) trusts the system's authorities.
+    public var rootCertificateFile: String?
+    /// PEM file of the client certificate (and its chain) shown when the server asks for one
+    /// (the URL's `sslcert`, with ``clientKeyFile``).
+    public var clientCertificateFile: String?
+    /// PEM file of the client certificate's private key (the URL's `sslkey`).
+    public var clientKeyFile: String?
     /// Most connections the node opens (default 10), the listener's included: it holds one
     /// connection for as long as the store runs.
     public var poolSize: Int = 10
@@ -53,7 +69,10 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// Parses `postgres://user:password@host:port/db?sslmode=require` (also `postgresql://`);
-    /// user, password and database may be percent-encoded.
+    /// user, password and database may be percent-encoded. Query parameters, as libpq names them:
+    /// `sslmode` (`disable`, `allow`, `prefer`, `require`, `verify-ca`, `verify-full`),
+    /// `sslrootcert` (a PEM file, or `system`), `sslcert` and `sslkey` (PEM files, both or neither),
+    /// and Herald's `pool_size`; others are ignored.
     ///
     /// - Throws: ``PostgresURLError`` naming the part that is missing or wrong (never the password).
     public init(url: String) throws {
@@ -74,13 +93,22 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
             switch (item.name, item.value ?? "") {
             case ("sslmode", "disable"): tls = .disable
             case ("sslmode", "allow"), ("sslmode", "prefer"): tls = .prefer
-            case ("sslmode", "require"), ("sslmode", "verify-ca"), ("sslmode", "verify-full"): tls = .require
+            case ("sslmode", "require"): tls = .require
+            case ("sslmode", "verify-ca"): tls = .verifyCA
+            case ("sslmode", "verify-full"): tls = .verifyFull
             case ("sslmode", let other): throw PostgresURLError("unknown sslmode \(other)")
+            case ("sslrootcert", "system"): rootCertificateFile = nil
+            case ("sslrootcert", let path): rootCertificateFile = path
+            case ("sslcert", let path): clientCertificateFile = path
+            case ("sslkey", let path): clientKeyFile = path
             case ("pool_size", let value):
                 guard let size = Int(value), size >= 2 else { throw PostgresURLError("pool_size must be an integer of at least 2") }
                 poolSize = size
             default: continue
             }
+        }
+        if (clientCertificateFile == nil) != (clientKeyFile == nil) {
+            throw PostgresURLError("sslcert and sslkey go together")
         }
     }
 

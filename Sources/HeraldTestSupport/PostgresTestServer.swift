@@ -1,9 +1,12 @@
 import Foundation
+import HeraldSimulators
 import Synchronization
 
 /// A real PostgreSQL server for tests: a fresh cluster in a temporary directory, listening on a
 /// free loopback port, with a password-authenticated (scram-sha-256) role that is not a superuser
-/// and creates its own databases.
+/// and creates its own databases. It also accepts TLS (`ssl = on`), with a certificate for
+/// `localhost` only, issued by a test authority (``certificateAuthorityFile``), and asks clients
+/// for a certificate of that authority (optional: plain and TLS connections log in alike).
 ///
 /// Debian's `postgresql` package provides the binaries (`/usr/lib/postgresql/<version>/bin`);
 /// `scripts/bootstrap` installs it. `initdb` refuses to run as root, so as root the cluster
@@ -19,6 +22,13 @@ public final class PostgresTestServer: Sendable {
     public let username = "herald"
     /// The test role's password.
     public let password: String
+    /// The PEM file of the authority that issued the server's certificate (for `localhost`, not
+    /// for `127.0.0.1`) and ``clientCertificateFile``.
+    public var certificateAuthorityFile: String { directory + "/tls/ca.pem" }
+    /// A client certificate of that authority (subject `CN=Apple Push Services: herald`, `UID=herald`).
+    public var clientCertificateFile: String { directory + "/tls/client.pem" }
+    /// The key of ``clientCertificateFile``.
+    public var clientKeyFile: String { directory + "/tls/client-key.pem" }
     private let directory: String
     private let binaries: String
     private let runAsPostgres: Bool
@@ -41,8 +51,9 @@ public final class PostgresTestServer: Sendable {
         removeLeftovers(binaries: binaries, runAsPostgres: runAsPostgres)
         let directory = "/tmp/herald-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try writeCertificates(into: directory + "/tls")
         if runAsPostgres {
-            try await run("/bin/chown", ["postgres:postgres", directory])
+            try await run("/bin/chown", ["-R", "postgres:postgres", directory])
         }
         let password = UUID().uuidString
         let passwordFile = directory + "/superuser-password"
@@ -120,8 +131,26 @@ public final class PostgresTestServer: Sendable {
         let options = [
             "-p \(port)", "-k \(directory)", "-c listen_addresses=127.0.0.1", "-c max_connections=400", "-c fsync=off",
             "-c synchronous_commit=off", "-c full_page_writes=off", "-c shared_buffers=64MB",
+            "-c ssl=on", "-c ssl_cert_file=\(directory)/tls/server.pem", "-c ssl_key_file=\(directory)/tls/server-key.pem",
+            "-c ssl_ca_file=\(certificateAuthorityFile)",
         ].joined(separator: " ")
         try await server("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start"])
+    }
+
+    /// Writes a new authority, the server's certificate and key, and a client certificate and key
+    /// into `directory`; keys readable by their owner only, as PostgreSQL requires of its own.
+    private static func writeCertificates(into directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let authority = try SimulatorCertificateAuthority(commonName: "Herald test PostgreSQL CA \(UUID().uuidString.prefix(8))")
+        let server = try authority.issueServerCertificate(commonName: "localhost", names: [.dnsName("localhost")])
+        try server.write(certificateFile: directory + "/server.pem", keyFile: directory + "/server-key.pem")
+        let client = try authority.issueClientCertificate(topic: "herald")
+        try client.certificatePEM.write(toFile: directory + "/client.pem", atomically: true, encoding: .utf8)
+        try client.privateKeyPEM.write(toFile: directory + "/client-key.pem", atomically: true, encoding: .utf8)
+        try authority.caCertificatePEM.write(toFile: directory + "/ca.pem", atomically: true, encoding: .utf8)
+        for key in ["/server-key.pem", "/client-key.pem"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory + key)
+        }
     }
 
     /// Stops the server and removes its directory when the process exits.

@@ -27,7 +27,7 @@ enum PostgresTestStores {
         configure(&configuration)
         var logger = Logger(label: "herald.store.postgres.test")
         logger.logLevel = .warning
-        let store = PostgresStore(configuration: configuration, logger: logger)
+        let store = try PostgresStore(configuration: configuration, logger: logger)
         Task { try await store.run() }
         try await store.waitUntilReady()
         return store

@@ -24,8 +24,21 @@ extension SimulatorCertificateAuthority {
         try Self.issueServerCertificate(commonName: commonName, caKey: self.caKey, caName: self.caCertificate.subject)
     }
 
+    /// Issues a server certificate valid for exactly `names` (DNS names and IP addresses), with a
+    /// key of its own: a server whose certificate does not name every address it is reached at.
+    public func issueServerCertificate(commonName: String, names: [GeneralName]) throws -> ServerCertificate {
+        try Self.issueServerCertificate(commonName: commonName, caKey: self.caKey, caName: self.caCertificate.subject, names: names)
+    }
+
+    /// `localhost`, `127.0.0.1` and `::1`: the names of a simulator's certificate.
+    public static let loopbackNames: [GeneralName] = [
+        .dnsName("localhost"),
+        .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+        .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
+    ]
+
     static func issueServerCertificate(
-        commonName: String, caKey: P256.Signing.PrivateKey, caName: DistinguishedName
+        commonName: String, caKey: P256.Signing.PrivateKey, caName: DistinguishedName, names: [GeneralName] = loopbackNames
     ) throws -> ServerCertificate {
         let now = Date()
         let key = P256.Signing.PrivateKey()
@@ -42,11 +55,7 @@ extension SimulatorCertificateAuthority {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([
-                    .dnsName("localhost"),
-                    .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                    .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
-                ])
+                SubjectAlternativeNames(names)
             },
             issuerPrivateKey: .init(caKey)
         )

@@ -1,0 +1,112 @@
+import Foundation
+import HeraldSimulators
+@testable import HeraldStorePostgres
+import HeraldStore
+import HeraldTestSupport
+import Logging
+import Testing
+
+/// `sslmode`, `sslrootcert`, `sslcert` and `sslkey` in `server.database`, as libpq reads them,
+/// against the test server's TLS: a certificate for `localhost` only, from a test authority.
+@Suite("PostgreSQL: TLS as the URL asks")
+struct PostgresTLSTests {
+    @Test("sslmode=require encrypts without checking the certificate, as libpq does; no sslmode stays plain")
+    func requireEncrypts() async throws {
+        let server = try await PostgresTestServer.shared()
+        #expect(try await session(server, "sslmode=require").ssl)
+        #expect(try await session(server, "sslmode=prefer").ssl)
+        #expect(try await !session(server, nil).ssl)
+        #expect(try await !session(server, "sslmode=disable").ssl)
+    }
+
+    @Test("verify-full checks the authority and the host name: localhost passes, 127.0.0.1 (not in the certificate) is refused")
+    func verifyFullChecksTheName() async throws {
+        let server = try await PostgresTestServer.shared()
+        let roots = "sslrootcert=\(server.certificateAuthorityFile)"
+        #expect(try await session(server, "sslmode=verify-full&\(roots)", host: "localhost").ssl)
+        try await expectRefused(server, "sslmode=verify-full&\(roots)")
+    }
+
+    @Test("verify-ca checks only the authority: the test authority passes at 127.0.0.1, the system's authorities refuse it")
+    func verifyCAChecksTheAuthority() async throws {
+        let server = try await PostgresTestServer.shared()
+        #expect(try await session(server, "sslmode=verify-ca&sslrootcert=\(server.certificateAuthorityFile)").ssl)
+        try await expectRefused(server, "sslmode=verify-ca")
+        try await expectRefused(server, "sslmode=verify-ca&sslrootcert=system")
+    }
+
+    @Test("sslmode=require with an sslrootcert checks the authority, as libpq does: another authority is refused")
+    func requireWithRootsChecksTheAuthority() async throws {
+        let server = try await PostgresTestServer.shared()
+        let directory = try TestHerald.makeTemporaryDirectory()
+        let other = directory + "/other-ca.pem"
+        try SimulatorCertificateAuthority(commonName: "Another CA").caCertificatePEM.write(toFile: other, atomically: true, encoding: .utf8)
+        try await expectRefused(server, "sslmode=require&sslrootcert=\(other)")
+        #expect(try await session(server, "sslmode=require&sslrootcert=\(server.certificateAuthorityFile)").ssl)
+    }
+
+    @Test("sslcert and sslkey: the server sees the client certificate")
+    func clientCertificate() async throws {
+        let server = try await PostgresTestServer.shared()
+        let seen = try await session(server, "sslmode=require&sslcert=\(server.clientCertificateFile)&sslkey=\(server.clientKeyFile)")
+        #expect(seen.ssl)
+        #expect(seen.clientDN.contains("herald"))
+        #expect(try await session(server, "sslmode=require").clientDN.isEmpty)
+    }
+
+    @Test("a certificate file that cannot be read, or sslcert without sslkey, is refused before connecting, without the password")
+    func unreadableFiles() throws {
+        let base = "postgres://herald:topsecret@127.0.0.1:5432/db"
+        for query in ["sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", "sslmode=require&sslcert=/nonexistent/c.pem&sslkey=/nonexistent/k.pem"] {
+            let configuration = try PostgresStoreConfiguration(url: "\(base)?\(query)")
+            #expect {
+                _ = try PostgresStore(configuration: configuration)
+            } throws: { error in
+                error is PostgresURLError && "\(error)".contains("/nonexistent/") && !"\(error)".contains("topsecret")
+            }
+        }
+        #expect(throws: PostgresURLError.self) { try PostgresStoreConfiguration(url: "\(base)?sslmode=require&sslcert=/tmp/c.pem") }
+    }
+
+    /// Whether a ready store's connection uses TLS, and the client certificate's subject the server saw.
+    private func session(_ server: PostgresTestServer, _ query: String?, host: String = "127.0.0.1") async throws -> (ssl: Bool, clientDN: String) {
+        let store = try await open(server, query, host: host)
+        do {
+            try await store.waitUntilReady(timeout: .seconds(30))
+            let seen = try await store.withConnection { connection in
+                var result: (Bool, String) = (false, "")
+                for try await row in try await connection.query(
+                    "SELECT ssl, coalesce(client_dn, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: Logger(label: "test")
+                ).decode((Bool, String).self) {
+                    result = row
+                }
+                return result
+            }
+            try await store.close()
+            return seen
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    /// The store never becomes ready: every connection attempt fails its TLS check.
+    private func expectRefused(_ server: PostgresTestServer, _ query: String) async throws {
+        let store = try await open(server, query, host: "127.0.0.1")
+        await #expect(throws: StoreError.self) { try await store.waitUntilReady(timeout: .seconds(3)) }
+        try? await store.close()
+    }
+
+    private func open(_ server: PostgresTestServer, _ query: String?, host: String) async throws -> PostgresStore {
+        let database = try await server.createDatabase()
+        var url = "postgres://\(server.username):\(server.password)@\(host):\(server.port)/\(database)"
+        if let query { url += "?" + query }
+        var configuration = try PostgresStoreConfiguration(url: url)
+        configuration.poolSize = 2
+        var logger = Logger(label: "herald.store.postgres.tls-test")
+        logger.logLevel = .critical
+        let store = try PostgresStore(configuration: configuration, logger: logger)
+        Task { try await store.run() }
+        return store
+    }
+}
