@@ -32,6 +32,8 @@ struct FanOutDriver {
     var usesPostgres = false
     /// Herald processes sharing the database; the publish goes to the first.
     var nodes = 1
+    /// Whether Herald reaches PostgreSQL over its Unix-domain socket rather than TCP.
+    var postgresOverSocket = false
 
     /// A fresh database with `subscribers` subscribers of `proto`, tokens from `token`, subscribed to
     /// `bench`; returns its `--database` argument.
@@ -47,7 +49,8 @@ struct FanOutDriver {
                 logger: Logger(label: "herald.bench.seed"))
             Task { try await postgres.run() }
             try await postgres.waitUntilReady()
-            (store, location) = (postgres, server.url(database: database))
+            let url = server.url(database: database) + (postgresOverSocket ? "?host=\(server.socketDirectory)" : "")
+            (store, location) = (postgres, url)
         } else {
             let path = directory + "/bench-\(UUID().uuidString).db"
             (store, location) = (try SQLiteStore(path: path), "sqlite:\(path)")

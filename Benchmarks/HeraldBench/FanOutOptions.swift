@@ -42,6 +42,9 @@ struct FanOutOptions: ParsableArguments {
     @Option(help: "Herald nodes sharing the database (postgres only); the publish goes to the first.")
     var nodes = 1
 
+    @Option(help: "How Herald reaches PostgreSQL: tcp (127.0.0.1) or socket (the server's Unix-domain socket).")
+    var postgresConnection = "tcp"
+
     /// Whether the run against Herald's simulator is asked for.
     var measuresSimulator: Bool { target == "simulator" || target == "both" }
 
@@ -62,6 +65,8 @@ struct FanOutOptions: ParsableArguments {
         case "postgres":
             driver.nodes = max(1, nodes)
             driver.usesPostgres = true
+            guard ["tcp", "socket"].contains(postgresConnection) else { throw ValidationError("--postgres-connection is tcp or socket") }
+            driver.postgresOverSocket = postgresConnection == "socket"
         default:
             throw ValidationError("--database is sqlite or postgres")
         }

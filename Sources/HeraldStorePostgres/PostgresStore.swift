@@ -55,16 +55,21 @@ public final class PostgresStore: HeraldStore {
         self.logger = logger
         self.makeID = makeID
         self.nodeID = SubscriberID.random().rawValue
-        var clientConfiguration = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username,
-            password: configuration.password, database: configuration.database, tls: try configuration.clientTLS())
+        // Over a Unix-domain socket libpq ignores `sslmode`, and so does Herald.
+        var clientConfiguration = configuration.usesUnixSocket
+            ? PostgresClient.Configuration(
+                unixSocketPath: configuration.unixSocketPath, username: configuration.username,
+                password: configuration.password, database: configuration.database)
+            : PostgresClient.Configuration(
+                host: configuration.host, port: configuration.port, username: configuration.username,
+                password: configuration.password, database: configuration.database, tls: try configuration.clientTLS())
         clientConfiguration.options.maximumConnections = max(2, configuration.poolSize)
         clientConfiguration.options.minimumConnections = 1
         clientConfiguration.options.connectTimeout = configuration.connectTimeout
         // Herald's statements are short and set-based: compiling one (PostgreSQL's default above
         // `jit_above_cost`) only adds latency, most when a table without statistics yet makes a
         // cheap statement look costly.
-        clientConfiguration.options.additionalStartupParameters = [("jit", "off")]
+        clientConfiguration.options.additionalStartupParameters = [("jit", "off"), ("application_name", configuration.applicationName)]
         self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
     }
 

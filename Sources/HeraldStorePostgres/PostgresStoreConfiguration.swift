@@ -23,7 +23,8 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
         case verifyFull = "verify-full"
     }
 
-    /// The server's host name or address.
+    /// The server's host name or address, or the directory of its Unix-domain socket (a path,
+    /// as libpq takes it: the socket is `<directory>/.s.PGSQL.<port>`).
     public var host: String
     /// The server's TCP port (default 5432).
     public var port: Int
@@ -56,8 +57,17 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
     public var clockRefreshInterval: Duration = .seconds(30)
     /// The `LISTEN`/`NOTIFY` channel the nodes of one database share (default `herald`).
     public var channel: String = "herald"
-    /// Timeout of one TCP connection attempt (default 5 s).
+    /// Timeout of one TCP connection attempt (default 5 s, or the URL's `connect_timeout`).
     public var connectTimeout: Duration = .seconds(5)
+    /// The name the server shows for the node's connections in `pg_stat_activity` (default
+    /// `herald`, or the URL's `application_name`).
+    public var applicationName: String = "herald"
+
+    /// Whether ``host`` names a Unix-domain socket's directory rather than a host.
+    public var usesUnixSocket: Bool { host.hasPrefix("/") }
+
+    /// The socket's path when ``usesUnixSocket``.
+    public var unixSocketPath: String { (host.hasSuffix("/") ? host : host + "/") + ".s.PGSQL.\(port)" }
 
     /// Creates a configuration from its parts.
     public init(host: String, port: Int = 5432, username: String, password: String?, database: String) {
@@ -69,28 +79,32 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// Parses `postgres://user:password@host:port/db?sslmode=require` (also `postgresql://`);
-    /// user, password and database may be percent-encoded. Query parameters, as libpq names them:
-    /// `sslmode` (`disable`, `allow`, `prefer`, `require`, `verify-ca`, `verify-full`),
-    /// `sslrootcert` (a PEM file, or `system`), `sslcert` and `sslkey` (PEM files, both or neither),
-    /// and Herald's `pool_size`; others are ignored.
+    /// user, password, host and database may be percent-encoded. Query parameters, as libpq
+    /// names them: `host` (instead of the URL's; a path is a Unix-domain socket's directory, as
+    /// is a percent-encoded path in the URL's host), `sslmode` (`disable`, `allow`, `prefer`,
+    /// `require`, `verify-ca`, `verify-full`), `sslrootcert` (a PEM file, or `system`), `sslcert`
+    /// and `sslkey` (PEM files, both or neither), `connect_timeout` (seconds),
+    /// `application_name`; and Herald's `pool_size`. Others are ignored.
     ///
     /// - Throws: ``PostgresURLError`` naming the part that is missing or wrong (never the password).
     public init(url: String) throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "postgres" || scheme == "postgresql"
         else { throw PostgresURLError("not a postgres:// URL") }
-        guard let host = components.host, !host.isEmpty else { throw PostgresURLError("the URL names no host") }
+        var host = components.percentEncodedHost.map { $0.removingPercentEncoding ?? $0 } ?? ""
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard let user = components.user, !user.isEmpty else { throw PostgresURLError("the URL names no user") }
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         let database = path.removingPercentEncoding ?? path
         self.init(
-            host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host,
+            host: host,
             port: components.port ?? 5432,
             username: user.removingPercentEncoding ?? user,
             password: components.password.map { $0.removingPercentEncoding ?? $0 },
             database: database.isEmpty ? (user.removingPercentEncoding ?? user) : database)
         for item in components.queryItems ?? [] {
             switch (item.name, item.value ?? "") {
+            case ("host", let value): self.host = value
             case ("sslmode", "disable"): tls = .disable
             case ("sslmode", "allow"), ("sslmode", "prefer"): tls = .prefer
             case ("sslmode", "require"): tls = .require
@@ -101,12 +115,17 @@ public struct PostgresStoreConfiguration: Sendable, CustomStringConvertible {
             case ("sslrootcert", let path): rootCertificateFile = path
             case ("sslcert", let path): clientCertificateFile = path
             case ("sslkey", let path): clientKeyFile = path
+            case ("connect_timeout", let value):
+                guard let seconds = Int(value), seconds > 0 else { throw PostgresURLError("connect_timeout must be a positive number of seconds") }
+                connectTimeout = .seconds(seconds)
+            case ("application_name", let value): applicationName = value
             case ("pool_size", let value):
                 guard let size = Int(value), size >= 2 else { throw PostgresURLError("pool_size must be an integer of at least 2") }
                 poolSize = size
             default: continue
             }
         }
+        guard !self.host.isEmpty else { throw PostgresURLError("the URL names no host") }
         if (clientCertificateFile == nil) != (clientKeyFile == nil) {
             throw PostgresURLError("sslcert and sslkey go together")
         }

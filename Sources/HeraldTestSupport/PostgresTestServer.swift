@@ -22,6 +22,9 @@ public final class PostgresTestServer: Sendable {
     public let username = "herald"
     /// The test role's password.
     public let password: String
+    /// The directory of the server's Unix-domain socket (`.s.PGSQL.<port>`), where any local
+    /// role logs in without a password.
+    public var socketDirectory: String { directory }
     /// The PEM file of the authority that issued the server's certificate (for `localhost`, not
     /// for `127.0.0.1`) and ``clientCertificateFile``.
     public var certificateAuthorityFile: String { directory + "/tls/ca.pem" }

@@ -25,6 +25,23 @@ struct PostgresStoreConfigurationTests {
         #expect(configuration.database == "herald")
     }
 
+    @Test("libpq's socket directories, connect_timeout and application_name; IPv6 literals")
+    func libpqParameters() throws {
+        let encoded = try PostgresStoreConfiguration(url: "postgres://herald@%2Fvar%2Frun%2Fpostgresql:5433/push")
+        #expect(encoded.host == "/var/run/postgresql")
+        #expect(encoded.usesUnixSocket)
+        #expect(encoded.unixSocketPath == "/var/run/postgresql/.s.PGSQL.5433")
+        let parameter = try PostgresStoreConfiguration(url: "postgres://herald@/push?host=/run/pg/&connect_timeout=3&application_name=herald-a")
+        #expect(parameter.unixSocketPath == "/run/pg/.s.PGSQL.5432")
+        #expect(parameter.connectTimeout == .seconds(3))
+        #expect(parameter.applicationName == "herald-a")
+        let tcp = try PostgresStoreConfiguration(url: "postgres://herald:pw@[::1]:6000/push")
+        #expect(tcp.host == "::1")
+        #expect(!tcp.usesUnixSocket)
+        #expect(tcp.applicationName == "herald")
+        #expect(throws: PostgresURLError.self) { try PostgresStoreConfiguration(url: "postgres://herald@db/push?connect_timeout=soon") }
+    }
+
     @Test("a URL without a host or user, or with an unknown sslmode, is refused without echoing the password")
     func refusesBadURLs() {
         for url in ["postgres://herald:topsecret@/db", "postgres://:topsecret@host/db", "postgres://u:topsecret@host/db?sslmode=maybe", "mysql://u:p@h/d"] {

@@ -6,10 +6,11 @@ import HeraldTestSupport
 import Logging
 import Testing
 
-/// `sslmode`, `sslrootcert`, `sslcert` and `sslkey` in `server.database`, as libpq reads them,
-/// against the test server's TLS: a certificate for `localhost` only, from a test authority.
-@Suite("PostgreSQL: TLS as the URL asks")
-struct PostgresTLSTests {
+/// How `server.database` connects, against the test server: TLS as libpq reads `sslmode`,
+/// `sslrootcert`, `sslcert` and `sslkey` (the server's certificate is for `localhost` only, from a
+/// test authority), a Unix-domain socket, the application name.
+@Suite("PostgreSQL: how the URL connects")
+struct PostgresConnectionTests {
     @Test("sslmode=require encrypts without checking the certificate, as libpq does; no sslmode stays plain")
     func requireEncrypts() async throws {
         let server = try await PostgresTestServer.shared()
@@ -68,16 +69,40 @@ struct PostgresTLSTests {
         #expect(throws: PostgresURLError.self) { try PostgresStoreConfiguration(url: "\(base)?sslmode=require&sslcert=/tmp/c.pem") }
     }
 
-    /// Whether a ready store's connection uses TLS, and the client certificate's subject the server saw.
-    private func session(_ server: PostgresTestServer, _ query: String?, host: String = "127.0.0.1") async throws -> (ssl: Bool, clientDN: String) {
+    @Test("a socket directory as host (percent-encoded in the URL, or host=) connects over the Unix-domain socket")
+    func unixSocket() async throws {
+        let server = try await PostgresTestServer.shared()
+        let encoded = server.socketDirectory.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        for (host, query) in [(encoded, nil), ("", "host=\(server.socketDirectory)"), ("127.0.0.1", "host=\(server.socketDirectory)&sslmode=require")] {
+            let seen = try await session(server, query, host: host)
+            #expect(seen.socket, "host \(host), \(query ?? "")")
+            #expect(!seen.ssl)
+        }
+        #expect(try await !session(server, nil).socket)
+    }
+
+    @Test("the server shows the node's connections as herald, or as the URL's application_name")
+    func applicationName() async throws {
+        let server = try await PostgresTestServer.shared()
+        #expect(try await session(server, nil).applicationName == "herald")
+        #expect(try await session(server, "application_name=herald-eu-1").applicationName == "herald-eu-1")
+    }
+
+    /// What the server knows of a ready store's connection: TLS, the client certificate's subject,
+    /// whether it came over the Unix-domain socket, its application name.
+    private func session(
+        _ server: PostgresTestServer, _ query: String?, host: String = "127.0.0.1"
+    ) async throws -> (ssl: Bool, clientDN: String, socket: Bool, applicationName: String) {
         let store = try await open(server, query, host: host)
         do {
             try await store.waitUntilReady(timeout: .seconds(30))
             let seen = try await store.withConnection { connection in
-                var result: (Bool, String) = (false, "")
-                for try await row in try await connection.query(
-                    "SELECT ssl, coalesce(client_dn, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: Logger(label: "test")
-                ).decode((Bool, String).self) {
+                var result: (Bool, String, Bool, String) = (false, "", false, "")
+                for try await row in try await connection.query("""
+                    SELECT t.ssl, coalesce(t.client_dn, ''), a.client_port = -1, a.application_name
+                    FROM pg_stat_ssl AS t JOIN pg_stat_activity AS a USING (pid) WHERE pid = pg_backend_pid()
+                    """, logger: Logger(label: "test")
+                ).decode((Bool, String, Bool, String).self) {
                     result = row
                 }
                 return result
