@@ -385,6 +385,13 @@ public struct DeliveryEngine: Sendable {
         cancelled && outcome.outcome == .transient && outcome.status == nil
     }
 
+    /// The providers whose deliveries of `content` increment the stored badge: those that count
+    /// badges, for an event published with `incrementBadge` (none for a prepared payload).
+    func badgeCountingProviders(for content: DeliveryContent) -> Set<String> {
+        guard case .event(let event) = content, event.incrementBadge else { return [] }
+        return Set(providers.byName.filter { $0.value.countsBadges }.keys)
+    }
+
     /// The badge to send to each member (§7), in order, incrementing stored badges in one batch;
     /// `nil` when the store cannot be written (the page stays pending and is sent after a restart).
     ///
@@ -406,7 +413,11 @@ public struct DeliveryEngine: Sendable {
                 counts = providers[proto]?.countsBadges ?? false
                 last = (proto, counts)
             }
-            if counts && notification.incrementBadge {
+            if counts && notification.incrementBadge && member.badgeIncremented {
+                // Incremented by the store as it read the page; the badge read is the one before.
+                result.append(.some(BadgeLogic.badgeToSend(
+                    payloadBadge: notification.badge, storedBadge: member.subscriber.fields.badge, increment: true)))
+            } else if counts && notification.incrementBadge {
                 // The page was just read: the store writes from these values unless they changed since.
                 incrementAt.append(result.count)
                 toIncrement.append(BadgeExpectation(id: member.subscriber.id, storedBadge: member.subscriber.fields.badge))

@@ -111,12 +111,17 @@ public struct FanOutService: Service, CustomStringConvertible {
             if !members.isEmpty { engine.tasks.submit { await deliver(members) } }
         }
 
+        // The store may increment these members' badges as it reads each page (one step instead
+        // of two on PostgreSQL); the engine increments those it did not.
+        let counting = engine.badgeCountingProviders(for: job.content)
         var cursor = job.cursor
         var first = true
         while !tracker.leaseLost {
             await engine.settler.waitForRoom(below: 2 * policy.inFlight)
             try await tracker.window.acquire(pageSize)
-            var page = try await persistently { [cursor] in try await store.audience(of: job, after: cursor, limit: pageSize) }
+            var page = try await persistently { [cursor] in
+                try await store.audience(of: job, after: cursor, limit: pageSize, incrementingBadgesOf: counting)
+            }
             // A part of a shared publish stops at its end: the next part is another job's.
             var reachedEnd = false
             if let end = job.end, let last = page.last?.subscriber.id, last >= end {

@@ -255,11 +255,27 @@ public struct AudienceMember: Sendable, Equatable {
     public var subscriber: Subscriber
     /// Whether its subscription is silent (never for broadcast, unicast, test).
     public var silent: Bool
+    /// Whether the store incremented its stored badge while reading the page
+    /// (``PublishQueue/audience(of:after:limit:incrementingBadgesOf:)``); ``subscriber``'s badge
+    /// is then the one before.
+    public var badgeIncremented: Bool
 
     /// Creates a member.
-    public init(subscriber: Subscriber, silent: Bool) {
+    public init(subscriber: Subscriber, silent: Bool, badgeIncremented: Bool = false) {
         self.subscriber = subscriber
         self.silent = silent
+        self.badgeIncremented = badgeIncremented
+    }
+}
+
+extension PublishQueue {
+    /// A plain page cut at the job's end; no badge is incremented.
+    public func audience(
+        of job: PublishJob, after cursor: SubscriberID?, limit: Int, incrementingBadgesOf counting: Set<String>
+    ) async throws -> [AudienceMember] {
+        var page = try await audience(of: job, after: cursor, limit: limit)
+        if let end = job.end { page.removeAll { $0.subscriber.id > end } }
+        return page
     }
 }
 
@@ -291,6 +307,20 @@ public protocol PublishQueue: Sendable {
     ///
     /// The page is not cut at the job's ``PublishJob/end``: the fan-out stops there itself.
     func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember]
+
+    /// The next page of a fan-out whose deliveries increment badges: as
+    /// ``audience(of:after:limit:)``, but cut at the job's ``PublishJob/end``, and a store may
+    /// increment the stored badge of the members whose `proto` is in `counting` in the same step
+    /// (as ``SubscriberStore/incrementBadges(expecting:)`` would: plus one, `"1"` when absent or
+    /// not an integer). It marks those members ``AudienceMember/badgeIncremented``, their
+    /// ``SubscriberFields/badge`` still the badge before; the caller increments the others itself.
+    ///
+    /// A store that answers it as a plain page (marking no member) keeps the contract; the
+    /// default implementation does. The page is cut at the end so that no member of the next
+    /// part of a shared publish is incremented twice.
+    func audience(
+        of job: PublishJob, after cursor: SubscriberID?, limit: Int, incrementingBadgesOf counting: Set<String>
+    ) async throws -> [AudienceMember]
 
     /// Where to cut a job's audience into parts of `every` members: the id of the last member of
     /// each part but the last, ascending, at most `limit` of them. Only audiences of an event's

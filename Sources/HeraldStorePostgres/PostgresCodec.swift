@@ -36,6 +36,14 @@ enum PostgresCodec {
         return AudienceMember(subscriber: subscriber, silent: try next(Bool.self, &cells))
     }
 
+    /// Reads a row of ``member(_:)``'s columns followed by whether its badge was incremented.
+    static func memberWithBadgeIncrement(_ row: PostgresRow) throws -> AudienceMember {
+        var cells = row.makeIterator()
+        let subscriber = try subscriber(&cells)
+        let silent = try next(Bool.self, &cells)
+        return AudienceMember(subscriber: subscriber, silent: silent, badgeIncremented: try next(Bool.self, &cells))
+    }
+
     /// Reads ``subscriberColumns`` from `cells`, a cell at a time. Audience pages decode 1,000 of
     /// these per page: decoding the row as one tuple went through the generic (variadic) form,
     /// which looked its metadata up at run time for every row (a quarter of the decoding).

@@ -44,8 +44,9 @@ extension PostgresStore {
 
     /// Runs `body` in one transaction (`BEGIN` … `COMMIT`, rolled back when it throws).
     ///
-    /// - Parameter settings: A `SET LOCAL` statement run first, for planner settings that hold
-    ///   for this transaction only (``audiencePagePlan``, ``badgePageCosts``).
+    /// - Parameter settings: A `SET LOCAL` statement (or `set_config(…, true)` calls) run first,
+    ///   for planner settings that hold for this transaction only (``audiencePagePlan``,
+    ///   ``badgePageCosts``, ``badgePagePlan``).
     func withTransaction<R: Sendable>(
         settings: String? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> R
     ) async throws -> R {

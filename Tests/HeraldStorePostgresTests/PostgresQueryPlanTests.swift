@@ -74,6 +74,51 @@ struct PostgresQueryPlanTests {
         }
     }
 
+    @Test("a page that increments its badges writes them by TID and matches them to the page by hash or merge, analysed or not")
+    func badgePageJoins() async throws {
+        try await PostgresTestStores.with { store in
+            _ = try await store.register(apns(0), now: TestTime.t0)
+            let logger = Logger(label: "herald.test.plan")
+            let plans = try await store.withConnection { connection in
+                for table in ["subscribers", "badges", "subscriptions"] {
+                    try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) SET (autovacuum_enabled = false)"), logger: logger)
+                }
+                try await Self.seed(on: connection, logger: logger)
+                let cut = try await connection.query("SELECT id FROM subscribers ORDER BY id LIMIT 1 OFFSET 50000", logger: logger)
+                    .collect().map { try $0.decode(String.self) }[0]
+                var plans: [[String]] = []
+                // Never analysed; analysed; and analysed before the event's subscriptions were
+                // written (as after an import), whose range is then estimated at a row or so: that
+                // made the planner match the page's 1,000 rows with 1,000 in a nested loop.
+                for state in ["never analysed", "analysed", "analysed before"] {
+                    var event = "plan"
+                    if state == "analysed" { try await connection.query("ANALYZE", logger: logger) }
+                    if state == "analysed before" {
+                        try await connection.query("UPDATE subscriptions SET event = 'fresh'", logger: logger)
+                        event = "fresh"
+                    }
+                    for bounded in [true, false] {
+                        try await connection.query("BEGIN", logger: logger)
+                        try await connection.query(PostgresQuery(unsafeSQL: PostgresStore.badgePagePlan), logger: logger)
+                        try await connection.query(PostgresQuery(unsafeSQL: "PREPARE badge_page (text, text, bigint, text[], text) AS "
+                            + PostgresStore.eventAudiencePageIncrementingBadges(bounded: bounded)), logger: logger)
+                        plans.append(
+                            [state] + (try await Self.plan("EXECUTE badge_page('\(event)', '', 1000, ARRAY['apns'], '\(cut)')", on: connection, logger: logger)))
+                        try await connection.query("ROLLBACK", logger: logger)
+                        try await connection.query("DEALLOCATE badge_page", logger: logger)
+                    }
+                }
+                return plans
+            }
+            for plan in plans {
+                #expect(plan.contains { $0.contains("Index Scan using subscriptions_pkey on subscriptions") }, "\(plan)")
+                #expect(plan.contains { $0.contains("Tid Scan on badges") }, "\(plan)")
+                #expect(plan.contains { $0.contains("Merge Left Join") || $0.contains("Hash Left Join") || $0.contains("Hash Right Join") }, "\(plan)")
+                #expect(!plan.contains { $0.contains("Seq Scan") || $0.contains("Bitmap") || $0.contains("Join Filter") }, "\(plan)")
+            }
+        }
+    }
+
     /// 100,000 subscribers of the event `plan`, with their badge rows, written in SQL (registering
     /// them one by one would take a minute).
     private static func seed(on connection: PostgresConnection, logger: Logger) async throws {

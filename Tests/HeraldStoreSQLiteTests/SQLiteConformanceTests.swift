@@ -113,6 +113,8 @@ struct PublishQueueConformanceTests {
     func claimJobs() async throws { try await PublishQueueConformance.claimJobs(backend) }
     @Test("a publish shared out: boundaries cut the audience into parts; the parts are jobs of their own, claimable by others, covering it once")
     func sharedPublish() async throws { try await PublishQueueConformance.sharedPublish(backend) }
+    @Test("a page read incrementing badges: marked members show the badge before and store its increment; others keep theirs; the page stops at the part's end")
+    func audienceIncrementingBadges() async throws { try await PublishQueueConformance.audienceIncrementingBadges(backend) }
     @Test("an expired lease passes to another worker; the old owner cannot checkpoint or complete")
     func leaseExpiry() async throws { try await PublishQueueConformance.leaseExpiry(backend) }
     @Test("event audience: 1,234 subscribers in pages of 100, each once, with their silent flags")
