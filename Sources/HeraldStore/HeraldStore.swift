@@ -273,6 +273,11 @@ extension PublishQueue {
     public func audience(
         of job: PublishJob, after cursor: SubscriberID?, limit: Int, incrementingBadgesOf counting: Set<String>
     ) async throws -> [AudienceMember] {
+        try await audienceToEnd(of: job, after: cursor, limit: limit)
+    }
+
+    /// ``audience(of:after:limit:)`` without the members past the job's ``PublishJob/end``.
+    public func audienceToEnd(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember] {
         var page = try await audience(of: job, after: cursor, limit: limit)
         if let end = job.end { page.removeAll { $0.subscriber.id > end } }
         return page

@@ -240,9 +240,7 @@ extension PostgresStore {
         of job: PublishJob, after cursor: SubscriberID?, limit: Int, incrementingBadgesOf counting: Set<String>
     ) async throws -> [AudienceMember] {
         guard case .subscribers(let event) = job.audience, !counting.isEmpty, limit > 0 else {
-            var page = try await audience(of: job, after: cursor, limit: limit)
-            if let end = job.end { page.removeAll { $0.subscriber.id > end } }
-            return page
+            return try await audienceToEnd(of: job, after: cursor, limit: limit)
         }
         let logger = self.logger
         var bindings = PostgresBindings(capacity: 5)
