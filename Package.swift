@@ -486,6 +486,7 @@ let package = Package(
             dependencies: [
                 "HeraldStorePostgres", "HeraldStoreConformance", "HeraldStore", "HeraldCore", "HeraldTestSupport", "HeraldSimulators",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -119,17 +119,13 @@ public struct FanOutService: Service, CustomStringConvertible {
         while !tracker.leaseLost {
             await engine.settler.waitForRoom(below: 2 * policy.inFlight)
             try await tracker.window.acquire(pageSize)
-            var page = try await persistently { [cursor] in
+            // The store cuts a part of a shared publish at its end: the next part is another job's.
+            let page = try await persistently { [cursor] in
                 try await store.audience(of: job, after: cursor, limit: pageSize, incrementingBadgesOf: counting)
-            }
-            // A part of a shared publish stops at its end: the next part is another job's.
-            var reachedEnd = false
-            if let end = job.end, let last = page.last?.subscriber.id, last >= end {
-                page.removeAll { $0.subscriber.id > end }
-                reachedEnd = true
             }
             tracker.window.release(pageSize - page.count)
             guard let last = page.last?.subscriber.id else { break }
+            let reachedEnd = job.end.map { last >= $0 } ?? false
             tracker.handOver(page.lazy.map(\.subscriber.id), through: last)
             cursor = last
             if first && job.pending.isEmpty { engine.warmUp(for: page) }

@@ -32,16 +32,20 @@ enum PostgresCodec {
     /// Reads a row of ``subscriberColumns`` followed by a subscription's `ignore_message`.
     static func member(_ row: PostgresRow) throws -> AudienceMember {
         var cells = row.makeIterator()
-        let subscriber = try subscriber(&cells)
-        return AudienceMember(subscriber: subscriber, silent: try next(Bool.self, &cells))
+        return try member(&cells)
     }
 
     /// Reads a row of ``member(_:)``'s columns followed by whether its badge was incremented.
     static func memberWithBadgeIncrement(_ row: PostgresRow) throws -> AudienceMember {
         var cells = row.makeIterator()
+        var member = try member(&cells)
+        member.badgeIncremented = try next(Bool.self, &cells)
+        return member
+    }
+
+    private static func member(_ cells: inout PostgresRow.Iterator) throws -> AudienceMember {
         let subscriber = try subscriber(&cells)
-        let silent = try next(Bool.self, &cells)
-        return AudienceMember(subscriber: subscriber, silent: silent, badgeIncremented: try next(Bool.self, &cells))
+        return AudienceMember(subscriber: subscriber, silent: try next(Bool.self, &cells))
     }
 
     /// Reads ``subscriberColumns`` from `cells`, a cell at a time. Audience pages decode 1,000 of

@@ -9,7 +9,13 @@ extension PostgresStoreConfiguration {
     ///
     /// - Throws: ``PostgresURLError`` when a certificate or key file cannot be read.
     func clientTLS() throws -> PostgresClient.Configuration.TLS {
-        guard tls != .disable else { return .disable }
+        guard let configuration = try tlsConfiguration() else { return .disable }
+        return tls == .prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// The TLS settings of ``clientTLS()``; `nil` for ``TLSMode/disable``.
+    func tlsConfiguration() throws -> TLSConfiguration? {
+        guard tls != .disable else { return nil }
         var configuration = TLSConfiguration.makeClientConfiguration()
         switch tls {
         case .verifyFull:
@@ -32,7 +38,7 @@ extension PostgresStoreConfiguration {
             configuration.certificateChain = chain.map { .certificate($0) }
             configuration.privateKey = .privateKey(try Self.read("sslkey", clientKeyFile) { try NIOSSLPrivateKey(file: $0, format: .pem) })
         }
-        return tls == .prefer ? .prefer(configuration) : .require(configuration)
+        return configuration
     }
 
     /// `load(path)`, its failure named after the URL's parameter.
