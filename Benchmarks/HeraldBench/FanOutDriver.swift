@@ -22,8 +22,8 @@ struct FanOutDriver {
     /// Herald's `delivery.batch_size`: the audience page.
     var batchSize = 1000
     /// Herald's `delivery.concurrent_jobs`. One publish is one job on SQLite; on PostgreSQL it is
-    /// shared out in parts, which this many workers of a node send at once.
-    var concurrentJobs = 1
+    /// shared out in parts, which this many workers of a node send at once. Default 4, Herald's.
+    var concurrentJobs = 4
     /// The publish's form. The default lets Herald increment every APNs subscriber's stored
     /// badge, as pushd does; `incrementBadge=false&badge=1` sends the same payload with no
     /// badge written.

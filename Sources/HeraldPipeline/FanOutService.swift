@@ -69,7 +69,8 @@ public struct FanOutService: Service, CustomStringConvertible {
     /// page after the cursor.
     private func handOver(_ job: PublishJob) async throws {
         let pageSize = min(policy.batchSize, max(1, policy.inFlight))
-        let job = try await share(job)
+        var job = job
+        let shareable = isShareable(job)
         // What the last checkpoint left unanswered: a range is read before tracking starts (it
         // is about a window's worth); a list is read page by page below.
         var listed: [SubscriberID] = []
@@ -83,10 +84,10 @@ public struct FanOutService: Service, CustomStringConvertible {
         let tracker = JobTracker(job: job, resent: listed + inRange.map(\.subscriber.id), inFlight: policy.inFlight)
         engine.settler.track(tracker)
         let warned = Mutex<Set<String>>([])
-        let deliver: @Sendable ([AudienceMember]) async -> Void = { [engine, logger] page in
+        let deliver: @Sendable ([AudienceMember]) async -> Void = { [engine, logger, jobID = job.id] page in
             for name in await engine.deliverPage(page, of: tracker) where warned.withLock({ $0.insert(name).inserted }) {
                 logger.warning("subscribers of a provider that is not configured were skipped", metadata: [
-                    "provider": "\(name)", "job": "\(job.id)",
+                    "provider": "\(name)", "job": "\(jobID)",
                 ])
             }
         }
@@ -116,56 +117,121 @@ public struct FanOutService: Service, CustomStringConvertible {
         let counting = engine.badgeCountingProviders(for: job.content)
         var cursor = job.cursor
         var first = true
-        while !tracker.leaseLost {
+        // The store cuts a part of a shared publish at its end: the next part is another job's.
+        func read() async throws -> [AudienceMember] {
             await engine.settler.waitForRoom(below: 2 * policy.inFlight)
             try await tracker.window.acquire(pageSize)
-            // The store cuts a part of a shared publish at its end: the next part is another job's.
-            let page = try await persistently { [cursor] in
+            return try await persistently { [job, cursor] in
                 try await store.audience(of: job, after: cursor, limit: pageSize, incrementingBadgesOf: counting)
             }
+        }
+        func handOver(_ page: [AudienceMember]) -> PageHandOver {
             tracker.window.release(pageSize - page.count)
-            guard let last = page.last?.subscriber.id else { break }
-            let reachedEnd = job.end.map { last >= $0 } ?? false
+            guard let last = page.last?.subscriber.id else { return .end }
             tracker.handOver(page.lazy.map(\.subscriber.id), through: last)
             cursor = last
             if first && job.pending.isEmpty { engine.warmUp(for: page) }
             first = false
-            if !engine.tasks.submit({ [page] in await deliver(page) }) { return }
-            if reachedEnd || page.count < pageSize { break }
+            guard engine.tasks.submit({ [page] in await deliver(page) }) else { return .refused }
+            return page.count < pageSize || job.end.map({ last >= $0 }) == true ? .end : .more
         }
+
+        var next = PageHandOver.more
+        if shareable && !tracker.leaseLost {
+            // The cuts are chosen while the first page is read: that page is the first part's
+            // whether the publish is shared out or not, so its deliveries need not wait for them.
+            let untouched = job
+            async let cuts = sharingCuts(of: untouched)
+            next = handOver(try await read())
+            if next == .more { job.end = try await share(untouched, at: await cuts, afterFirstPage: cursor) }
+        }
+        while next == .more && !tracker.leaseLost {
+            next = handOver(try await read())
+        }
+        if next == .refused { return }
         guard !tracker.leaseLost else { return }
         tracker.finishReading()
         engine.settler.wake()
         logger.debug("publish handed over", metadata: ["job": "\(job.id)", "event": "\(job.content.eventName)"])
     }
 
-    /// Shares an untouched publish out among the workers of every node when its audience spans
-    /// several parts (``DeliveryPolicy/sharedPartSize``); returns the job as this worker keeps it.
+    /// What handing a page over left to do.
+    private enum PageHandOver {
+        /// Read the next page.
+        case more
+        /// The job's audience (or its part) is all handed over.
+        case end
+        /// The delivery tasks refused the page: the service is stopping.
+        case refused
+    }
+
+    /// Whether the job is an untouched publish that may be shared out among the workers of every
+    /// node (``DeliveryPolicy/sharedPartSize``).
+    private func isShareable(_ job: PublishJob) -> Bool {
+        guard let partSize = policy.sharedPartSize, partSize > 0 else { return false }
+        return job.cursor == nil && job.pending.isEmpty && job.end == nil
+    }
+
+    /// Where a shareable job's audience would be cut into parts; none when it fits one part.
     ///
     /// A failure here only costs the sharing: the job is then sent whole by this worker.
-    private func share(_ job: PublishJob) async throws -> PublishJob {
-        guard let partSize = policy.sharedPartSize, partSize > 0, job.cursor == nil, job.pending.isEmpty, job.end == nil else {
-            return job
-        }
+    private func sharingCuts(of job: PublishJob) async throws -> [SubscriberID] {
+        guard let partSize = policy.sharedPartSize else { return [] }
         do {
-            let cuts = max(0, policy.maxSharedParts - 1)
-            // Up to sixteen times more cuts than kept, thinned out evenly: an audience of more than
-            // `maxSharedParts` parts gets larger parts of equal size rather than one huge last part.
-            let candidates = try await store.audienceBoundaries(of: job, every: partSize, limit: cuts * 16)
-            let boundaries = Self.evenlyThinned(candidates, to: cuts)
-            guard let first = boundaries.first else { return job }
-            let lease = Lease(owner: owner, expiresAt: engine.clock.nowMillis() + policy.leaseDuration.milliseconds)
-            guard try await store.shareJob(jobID: job.id, boundaries: boundaries, lease: lease) else { return job }
-            logger.debug("publish shared out", metadata: ["job": "\(job.id)", "parts": "\(boundaries.count + 1)"])
-            var kept = job
-            kept.end = first
-            return kept
+            // Candidate cuts an eighth of a part apart (up to sixteen times more parts than kept):
+            // fine enough that the parts kept come out of equal size, whatever their number.
+            let unit = max(1, partSize / Self.unitsPerPart)
+            let candidates = try await store.audienceBoundaries(
+                of: job, every: unit, limit: max(1, policy.maxSharedParts) * Self.unitsPerPart * 16)
+            let parts = Self.partCount(units: candidates.count + 1, workers: max(1, policy.concurrentJobs), maxParts: policy.maxSharedParts)
+            return Self.evenlyThinned(candidates, to: parts - 1)
         } catch let error as CancellationError {
             throw error
         } catch {
             logger.warning("sharing a publish out failed; sending it whole", metadata: ["job": "\(job.id)", "error": "\(error)"])
-            return job
+            return []
         }
+    }
+
+    /// Shares the job out as parts that start at `cuts`, after its first page (read up to
+    /// `afterFirstPage`) was read; returns the end of the part this worker keeps, or `nil` when
+    /// the job stays whole.
+    ///
+    /// A failure here only costs the sharing: the job is then sent whole by this worker.
+    private func share(_ job: PublishJob, at cuts: [SubscriberID], afterFirstPage last: SubscriberID?) async throws -> SubscriberID? {
+        // A first cut inside the page read (the audience shrank between the two reads) would give
+        // its members to two parts: the job stays whole instead.
+        guard let first = cuts.first, let last, last < first else { return nil }
+        do {
+            let lease = Lease(owner: owner, expiresAt: engine.clock.nowMillis() + policy.leaseDuration.milliseconds)
+            guard try await store.shareJob(jobID: job.id, boundaries: cuts, lease: lease) else { return nil }
+            logger.debug("publish shared out", metadata: ["job": "\(job.id)", "parts": "\(cuts.count + 1)"])
+            return first
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            logger.warning("sharing a publish out failed; sending it whole", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Candidate units (equal runs of members) in one part of ``DeliveryPolicy/sharedPartSize``.
+    static let unitsPerPart = 8
+
+    /// How many parts a publish of `units` candidate units is cut into.
+    ///
+    /// Parts are about ``DeliveryPolicy/sharedPartSize`` (``unitsPerPart`` units), at most
+    /// `maxParts`, and their number is a multiple of `workers` (one node's publish workers) when
+    /// there are more: parts are claimed in rounds, and a last round of fewer parts than workers
+    /// leaves workers idle while it lasts (ten parts for four workers took a tenth longer than
+    /// eight larger ones). A publish of fewer parts is still cut for every worker, into parts
+    /// of at least half that size.
+    static func partCount(units: Int, workers: Int, maxParts: Int) -> Int {
+        let parts = min((units + unitsPerPart - 1) / unitsPerPart, maxParts)
+        guard parts > workers else {
+            return max(1, min(workers, units / (unitsPerPart / 2), maxParts))
+        }
+        return parts - parts % workers
     }
 
     /// `count` of `cuts` (all of them when there are no more), chosen so that the `count + 1`

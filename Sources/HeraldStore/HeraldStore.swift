@@ -332,12 +332,17 @@ public protocol PublishQueue: Sendable {
     /// subscribers and of a broadcast are cut; any other answers none.
     func audienceBoundaries(of job: PublishJob, every: Int, limit: Int) async throws -> [SubscriberID]
 
-    /// Shares an untouched job out, so that workers of every node can take its parts: the job
-    /// keeps the members up to `boundaries[0]`, and for each following part a job with the same
-    /// content, origin and publish time is stored unclaimed (its cursor the previous boundary,
-    /// its end the next one, the last open-ended), in one transaction that other nodes are woken
-    /// for. Statistics are not touched: the publish was counted once.
-    /// - Returns: `false` when `lease` no longer holds the job (nothing changed).
+    /// Shares a job out, so that workers of every node can take its parts: the job keeps the
+    /// members up to `boundaries[0]`, and for each following part a job with the same content,
+    /// origin and publish time is stored unclaimed (its cursor the previous boundary, its end the
+    /// next one, the last open-ended), in one transaction that other nodes are woken for.
+    /// Statistics are not touched: the publish was counted once.
+    ///
+    /// Only a job with no end yet is shared, and only while its checkpointed cursor (if any) lies
+    /// before `boundaries[0]`: its holder may have handed its first page over while the cuts
+    /// were chosen, but nothing after them.
+    /// - Returns: `false` when `lease` no longer holds the job, or it has an end or a cursor at or
+    ///   past the first boundary (nothing changed).
     func shareJob(jobID: Int64, boundaries: [SubscriberID], lease: Lease) async throws -> Bool
 
     /// Records progress: every member up to and including `cursor` was handed to its provider

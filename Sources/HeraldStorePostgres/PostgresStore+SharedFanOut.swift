@@ -63,7 +63,7 @@ extension PostgresStore {
         let shared = try await withTransaction { connection -> Bool in
             let held = try await connection.query("""
                 UPDATE publish_jobs SET end_id = \(first.rawValue)
-                WHERE id = \(jobID) AND lease_owner = \(lease.owner) AND cursor IS NULL AND pending IS NULL AND end_id IS NULL
+                WHERE id = \(jobID) AND lease_owner = \(lease.owner) AND end_id IS NULL AND (cursor IS NULL OR cursor < \(first.rawValue))
                 RETURNING id
                 """, logger: logger).collect()
             guard !held.isEmpty else { return false }

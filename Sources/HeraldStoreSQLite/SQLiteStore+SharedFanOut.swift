@@ -42,8 +42,8 @@ extension SQLiteStore {
         let shared = try await pool.write { db -> Bool in
             try db.cachedStatement(sql: """
                 UPDATE publish_jobs SET end_id = ?
-                WHERE id = ? AND lease_owner = ? AND cursor IS NULL AND pending IS NULL AND end_id IS NULL
-                """).execute(arguments: [first.rawValue, jobID, lease.owner])
+                WHERE id = ? AND lease_owner = ? AND end_id IS NULL AND (cursor IS NULL OR cursor < ?)
+                """).execute(arguments: [first.rawValue, jobID, lease.owner, first.rawValue])
             guard db.changesCount == 1 else { return false }
             try db.cachedStatement(sql: """
                 INSERT INTO publish_jobs (audience_kind, audience_value, origin, notification, payload, published_at, cursor, end_id, publish_id)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeraldPipeline
 
-/// How a shared publish's cuts are thinned to the most parts allowed.
+/// How many parts a shared publish is cut into, and how its cuts are thinned to them.
 @Suite struct SharedPartsTests {
     private func ids(_ count: Int) -> [SubscriberID] {
         (0..<count).map { SubscriberID(rawValue: String(format: "id%04d", $0)) }
@@ -26,5 +26,37 @@ import Testing
         #expect(thinned.first == many[15])
         #expect(thinned.last == many[1_007])
         #expect(thinned == thinned.sorted())
+    }
+
+    @Test func partsComeInWholeRoundsOfTheWorkers() {
+        // 100,000 members in units of 1,250 (parts of 10,000): ten parts would leave two of four
+        // workers idle in the last round; eight larger ones take two full rounds.
+        #expect(FanOutService.partCount(units: 80, workers: 4, maxParts: 64) == 8)
+        #expect(FanOutService.partCount(units: 81, workers: 4, maxParts: 64) == 8)
+        #expect(FanOutService.partCount(units: 160, workers: 4, maxParts: 64) == 20)
+        // One worker: parts of the usual size, for the other nodes to take.
+        #expect(FanOutService.partCount(units: 80, workers: 1, maxParts: 64) == 10)
+        // The most parts allowed, rounded down to whole rounds.
+        #expect(FanOutService.partCount(units: 8_192, workers: 4, maxParts: 64) == 64)
+        #expect(FanOutService.partCount(units: 8_192, workers: 6, maxParts: 64) == 60)
+        #expect(FanOutService.partCount(units: 8_192, workers: 4, maxParts: 3) == 3)
+    }
+
+    @Test func aSmallPublishIsStillCutForEveryWorker() {
+        // 30,000 members: three usual parts, but four workers each take a part of 7,500.
+        #expect(FanOutService.partCount(units: 24, workers: 4, maxParts: 64) == 4)
+        // Parts of at least half the usual size: 10 units make two parts, not four.
+        #expect(FanOutService.partCount(units: 10, workers: 4, maxParts: 64) == 2)
+        // An audience of less than half a part stays whole.
+        #expect(FanOutService.partCount(units: 3, workers: 4, maxParts: 64) == 1)
+        #expect(FanOutService.partCount(units: 1, workers: 4, maxParts: 64) == 1)
+        #expect(FanOutService.partCount(units: 24, workers: 4, maxParts: 0) == 1)
+    }
+
+    @Test func thinnedCutsMakePartsOfEqualUnits() {
+        // 80 units into 8 parts: every tenth cut.
+        let candidates = ids(79)
+        let cuts = FanOutService.evenlyThinned(candidates, to: 7)
+        #expect(cuts == (1...7).map { candidates[$0 * 10 - 1] })
     }
 }
