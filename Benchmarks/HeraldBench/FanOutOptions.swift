@@ -15,7 +15,7 @@ struct FanOutOptions: ParsableArguments {
     @Option(help: "Herald's delivery.in_flight.")
     var inFlight = 8000
 
-    @Option(help: "Herald's delivery.concurrent_jobs: publish jobs (or parts of a shared publish, on PostgreSQL) sent at once; Herald's default. Rounds before 2026-11-27 measured with 1.")
+    @Option(help: "Herald's delivery.concurrent_jobs: publish jobs (or parts of a shared publish, on PostgreSQL) sent at once; Herald's default (BENCHMARKS.md's rounds before the fifth PostgreSQL one used 1).")
     var concurrentJobs = 4
 
     @Option(help: "Sink runs of Herald, each between two h2load runs whose mean it is compared with; the ratio's median is reported.")
