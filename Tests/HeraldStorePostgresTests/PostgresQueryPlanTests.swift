@@ -24,20 +24,13 @@ struct PostgresQueryPlanTests {
                 let literal = "ARRAY[" + page.map { "'\($0)'" }.joined(separator: ",") + "]::text[]"
                 // The store's own statements, prepared and explained with a page's values: the first
                 // executions of a prepared statement are planned for their values, as the store's are.
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "PREPARE audience_page (text, text, bigint) AS " + PostgresStore.eventAudiencePage), logger: logger)
-                let audience = try await Self.plan("EXECUTE audience_page('plan', '', 1000)", on: connection, logger: logger)
-                try await connection.query("BEGIN", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: PostgresStore.badgePageCosts), logger: logger)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "PREPARE badge_page (text[], text[], bool[], text[]) AS " + PostgresStore.badgeIncrement),
-                    logger: logger)
-                let badges = try await Self.plan(
-                    "EXECUTE badge_page(\(literal), \(literal), array_fill(true, ARRAY[1000]), \(literal))", on: connection, logger: logger)
-                try await connection.query("ROLLBACK", logger: logger)
-                // Named statements outlive the transaction; the pool's connection goes back without them.
-                try await connection.query("DEALLOCATE audience_page", logger: logger)
-                try await connection.query("DEALLOCATE badge_page", logger: logger)
+                let audience = try await Self.planPrepared(
+                    PostgresStore.eventAudiencePage, types: "text, text, bigint", values: "'plan', '', 1000",
+                    on: connection, logger: logger)
+                let badges = try await Self.planPrepared(
+                    PostgresStore.badgeIncrement, types: "text[], text[], bool[], text[]",
+                    values: "\(literal), \(literal), array_fill(true, ARRAY[1000]), \(literal)", settings: PostgresStore.badgePageCosts,
+                    on: connection, logger: logger)
                 return (audience, badges)
             }
             #expect(!audience.isEmpty && !badges.isEmpty)
@@ -52,21 +45,11 @@ struct PostgresQueryPlanTests {
             _ = try await store.register(apns(0), now: TestTime.t0)
             let logger = Logger(label: "herald.test.plan")
             let audience = try await store.withConnection { connection in
-                // As after a bulk registration or an import: rows written, no statistics gathered yet
-                // (the autovacuum daemon must not analyse them while the test runs).
-                for table in ["subscribers", "badges", "subscriptions"] {
-                    try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) SET (autovacuum_enabled = false)"), logger: logger)
-                }
-                try await Self.seed(on: connection, logger: logger)
+                try await Self.seedWithoutStatistics(on: connection, logger: logger)
                 // The page as the store reads it: its plan settings first, in its transaction.
-                try await connection.query("BEGIN", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: PostgresStore.audiencePagePlan), logger: logger)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "PREPARE audience_page (text, text, bigint) AS " + PostgresStore.eventAudiencePage), logger: logger)
-                let audience = try await Self.plan("EXECUTE audience_page('plan', '', 1000)", on: connection, logger: logger)
-                try await connection.query("ROLLBACK", logger: logger)
-                try await connection.query("DEALLOCATE audience_page", logger: logger)
-                return audience
+                return try await Self.planPrepared(
+                    PostgresStore.eventAudiencePage, types: "text, text, bigint", values: "'plan', '', 1000",
+                    settings: PostgresStore.audiencePagePlan, on: connection, logger: logger)
             }
             #expect(audience.contains { $0.contains("Index Scan using subscriptions_pkey on subscriptions") }, "\(audience)")
             // A bitmap scan reads every subscription after the cursor and sorts them, on every page.
@@ -80,10 +63,7 @@ struct PostgresQueryPlanTests {
             _ = try await store.register(apns(0), now: TestTime.t0)
             let logger = Logger(label: "herald.test.plan")
             let plans = try await store.withConnection { connection in
-                for table in ["subscribers", "badges", "subscriptions"] {
-                    try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) SET (autovacuum_enabled = false)"), logger: logger)
-                }
-                try await Self.seed(on: connection, logger: logger)
+                try await Self.seedWithoutStatistics(on: connection, logger: logger)
                 let cut = try await connection.query("SELECT id FROM subscribers ORDER BY id LIMIT 1 OFFSET 50000", logger: logger)
                     .collect().map { try $0.decode(String.self) }[0]
                 var plans: [[String]] = []
@@ -98,14 +78,11 @@ struct PostgresQueryPlanTests {
                         event = "fresh"
                     }
                     for bounded in [true, false] {
-                        try await connection.query("BEGIN", logger: logger)
-                        try await connection.query(PostgresQuery(unsafeSQL: PostgresStore.badgePagePlan), logger: logger)
-                        try await connection.query(PostgresQuery(unsafeSQL: "PREPARE badge_page (text, text, bigint, text[], text) AS "
-                            + PostgresStore.eventAudiencePageIncrementingBadges(bounded: bounded)), logger: logger)
-                        plans.append(
-                            [state] + (try await Self.plan("EXECUTE badge_page('\(event)', '', 1000, ARRAY['apns'], '\(cut)')", on: connection, logger: logger)))
-                        try await connection.query("ROLLBACK", logger: logger)
-                        try await connection.query("DEALLOCATE badge_page", logger: logger)
+                        let plan = try await Self.planPrepared(
+                            PostgresStore.eventAudiencePageIncrementingBadges(bounded: bounded), types: "text, text, bigint, text[], text",
+                            values: "'\(event)', '', 1000, ARRAY['apns'], '\(cut)'", settings: PostgresStore.badgePagePlan,
+                            on: connection, logger: logger)
+                        plans.append([state] + plan)
                     }
                 }
                 return plans
@@ -130,6 +107,31 @@ struct PostgresQueryPlanTests {
         try await connection.query("INSERT INTO badges (subscriber_id) SELECT id FROM subscribers ON CONFLICT DO NOTHING", logger: logger)
         try await connection.query(
             "INSERT INTO subscriptions (event, subscriber_id, ignore_message) SELECT 'plan', id, false FROM subscribers", logger: logger)
+    }
+
+    /// ``seed(on:logger:)`` on tables the autovacuum daemon leaves alone while the test runs: rows
+    /// written and no statistics gathered yet, as after a bulk registration or an import.
+    private static func seedWithoutStatistics(on connection: PostgresConnection, logger: Logger) async throws {
+        for table in ["subscribers", "badges", "subscriptions"] {
+            try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) SET (autovacuum_enabled = false)"), logger: logger)
+        }
+        try await seed(on: connection, logger: logger)
+    }
+
+    /// The plan of `statement` as the store runs it: in a transaction, after its plan `settings`,
+    /// prepared with parameters of `types` and explained for `values` (the first executions of a
+    /// prepared statement are planned for their values). Rolled back and deallocated after, so
+    /// the pool's connection goes back without it.
+    private static func planPrepared(
+        _ statement: String, types: String, values: String, settings: String? = nil, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [String] {
+        try await connection.query("BEGIN", logger: logger)
+        if let settings { try await connection.query(PostgresQuery(unsafeSQL: settings), logger: logger) }
+        try await connection.query(PostgresQuery(unsafeSQL: "PREPARE planned (\(types)) AS " + statement), logger: logger)
+        let lines = try await plan("EXECUTE planned(\(values))", on: connection, logger: logger)
+        try await connection.query("ROLLBACK", logger: logger)
+        try await connection.query("DEALLOCATE planned", logger: logger)
+        return lines
     }
 
     /// The lines of `EXPLAIN` for `sql`, a statement with its values written in.
