@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 
 /// The `herald` binary run as a child process, as an operator runs it.
 public final class HeraldProcess: @unchecked Sendable {
@@ -98,10 +99,31 @@ public final class HeraldProcess: @unchecked Sendable {
         let child = HeraldProcess(process: process, stderrFile: stderrFile, port: port)
         try await eventually(limit: .seconds(60)) {
             guard process.isRunning else { throw ProcessExited(log: child.log) }
+            // Another process on the port would answer for this one (a CI run once read two nodes'
+            // metrics from the same process): only the child's own listener counts.
+            guard child.ownsListener() else { return false }
             if let ready { return (try? await ready(child)) == true }
             return (try? await child.status()) == 204
         }
         return child
+    }
+
+    /// Whether the child holds the socket listening on its port (always true where `/proc` is
+    /// not there to ask).
+    private func ownsListener() -> Bool {
+        let tables = ["/proc/net/tcp", "/proc/net/tcp6"].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+        guard !tables.isEmpty else { return true }
+        // Lines read `sl local_address rem_address st ... inode`; a listener is in state 0A.
+        let portSuffix = ":" + String(format: "%04X", port)
+        let inodes = tables.flatMap { $0.split(separator: "\n").dropFirst() }.compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[1].hasSuffix(portSuffix), fields[3] == "0A" else { return nil }
+            return "socket:[\(fields[9])]"
+        }
+        guard !inodes.isEmpty else { return false }
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+        return open.contains { inodes.contains((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\($0)")) ?? "") }
     }
 
     /// Starts `herald` with `arguments` (any command) without waiting for anything; `port` is not used by it.
@@ -144,17 +166,24 @@ public final class HeraldProcess: @unchecked Sendable {
     /// or another listener's `bind(0)` may take it between its release here and the child's bind
     /// (a CI run failed so: "Address already in use"). Below that range only another explicit
     /// choice can collide, and each choice is checked by binding it.
+    ///
+    /// A port is handed out once per test process: two tests that chose the same one before
+    /// either child bound it would otherwise both start, and one would talk to the other's child.
     public static func freePort() throws -> Int {
         let ephemeralStart = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
         if ephemeralStart > 11_000 {
             for _ in 0..<500 {
                 let port = Int.random(in: 10_000..<ephemeralStart)
+                guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
                 if let bound = try? bindLoopback(port: port) { return bound }
             }
         }
         return try bindLoopback(port: 0)
     }
+
+    /// Every port ``freePort()`` chose in this process.
+    private static let handedOut = Mutex<Set<Int>>([])
 
     /// Binds a TCP socket to `port` on loopback (0: the kernel's choice), releases it, and
     /// returns the port it had.
