@@ -80,7 +80,7 @@ extension PostgresStore {
         let jobs = try rows.map(Self.job).sorted { $0.id < $1.id }
         let started = jobs.compactMap(\.receiptID)
         if !started.isEmpty {
-            try await withConnection { connection in
+            _ = try await withConnection { connection in
                 try await connection.query(
                     "UPDATE publishes SET started = \(nowMillis / 1000) WHERE started IS NULL AND id = ANY(\(started)::text[])", logger: logger)
             }
