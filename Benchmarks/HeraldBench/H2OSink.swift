@@ -203,7 +203,7 @@ enum H2Load {
             + (try shape.target(port: port, requests: requests))
         // A file, not a pipe: h2load's output then never blocks it, whatever its size.
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("h2load.log").path
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         process.standardError = handle

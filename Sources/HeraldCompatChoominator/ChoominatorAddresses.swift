@@ -43,6 +43,6 @@ enum ChoominatorAddresses {
         var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let status = getnameinfo(address, info.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST)
         guard status == 0 else { return nil }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

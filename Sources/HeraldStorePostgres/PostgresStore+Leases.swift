@@ -22,7 +22,7 @@ extension PostgresStore {
 
     public func releaseLease(_ name: String, owner: String) async throws {
         let logger = self.logger
-        try await withConnection { connection in
+        _ = try await withConnection { connection in
             try await connection.query("DELETE FROM front_end_leases WHERE name = \(name) AND owner = \(owner)", logger: logger)
         }
     }

@@ -63,8 +63,8 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     /// Returns once every background checkpoint started so far has run (its queue is serial).
-    func waitForStartedCheckpoints() throws {
-        try state.withLock { $0.connection }?.writeWithoutTransaction { _ in }
+    func waitForStartedCheckpoints() {
+        state.withLock { $0.connection }?.writeWithoutTransaction { _ in }
     }
 
     /// Replaces SQLite's automatic checkpoint on `db` with a request to this checkpointer.

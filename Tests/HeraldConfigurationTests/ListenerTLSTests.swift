@@ -15,9 +15,9 @@ import Testing
         var password: String { directory + "/password" }
 
         init() {
-            FileManager.default.createFile(atPath: certificate, contents: Data("-----BEGIN CERTIFICATE-----\n".utf8))
-            FileManager.default.createFile(atPath: key, contents: Data("-----BEGIN PRIVATE KEY-----\n".utf8))
-            FileManager.default.createFile(atPath: password, contents: Data("hunter2\n".utf8))
+            _ = FileManager.default.createFile(atPath: certificate, contents: Data("-----BEGIN CERTIFICATE-----\n".utf8))
+            _ = FileManager.default.createFile(atPath: key, contents: Data("-----BEGIN PRIVATE KEY-----\n".utf8))
+            _ = FileManager.default.createFile(atPath: password, contents: Data("hunter2\n".utf8))
         }
     }
 

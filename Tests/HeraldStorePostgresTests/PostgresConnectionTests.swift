@@ -41,7 +41,7 @@ struct PostgresConnectionTests {
     @Test("sslmode=require with an sslrootcert checks the authority, as libpq does: another authority is refused")
     func requireWithRootsChecksTheAuthority() async throws {
         let server = try await PostgresTestServer.shared()
-        let directory = try TestHerald.makeTemporaryDirectory()
+        let directory = TestHerald.makeTemporaryDirectory()
         let other = directory + "/other-ca.pem"
         try SimulatorCertificateAuthority(commonName: "Another CA").caCertificatePEM.write(toFile: other, atomically: true, encoding: .utf8)
         try await expectRefused(server, "sslmode=require&sslrootcert=\(other)")

@@ -245,7 +245,7 @@ struct SQLiteStoreTests {
             _ = try await store.register(apns(number), now: TestTime.t0)
         }
         // Each commit's hook queued its checkpoint before the registration returned.
-        try checkpointer.waitForStartedCheckpoints()
+        checkpointer.waitForStartedCheckpoints()
         #expect(Self.fileSize(path) > before)
     }
 

@@ -100,11 +100,14 @@ final class EgressConnectHandler: ChannelInboundHandler {
         let (clientRelay, upstreamRelay) = EgressRelayHandler.pair()
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context, relay: clientRelay), eventLoop: loop)
+        // The upstream channel is made on this same loop (the bootstrap's only one), where the
+        // relay pair lives.
+        let boundUpstream = NIOLoopBound(upstreamRelay, eventLoop: loop)
         ClientBootstrap(group: loop)
             .connectTimeout(TimeAmount(settings.connectTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(upstreamRelay) }
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(boundUpstream.value) }
             }
             .connect(to: address)
             .hop(to: loop)
