@@ -125,7 +125,15 @@ extension PostgresStore {
     /// Memoize is off too: the planner put a cache in front of the badge lookups, which a page,
     /// each of whose subscribers comes once, can only miss (1,000 misses a page; without it the
     /// page ran in 4.3–4.5 ms instead of 4.7–5.2 on 100,000 subscribers).
-    static let audiencePagePlan = "SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_memoize', 'off', true)"
+    static let audiencePagePlan = planTurningOff(audiencePagePlanMethods)
+
+    /// The planner methods ``audiencePagePlan`` turns off; ``badgePagePlan`` turns off more.
+    private static let audiencePagePlanMethods = ["enable_bitmapscan", "enable_memoize"]
+
+    /// A statement that turns the planner `methods` off for the rest of its transaction.
+    private static func planTurningOff(_ methods: [String]) -> String {
+        "SELECT " + methods.map { "set_config('\($0)', 'off', true)" }.joined(separator: ", ")
+    }
 
     /// A keyset page of an event's audience: `$1` the event, `$2` the cursor (`''` for none),
     /// `$3` the page size; the subscribers' columns, then `ignore_message`.
@@ -233,10 +241,7 @@ extension PostgresStore {
     /// The page's lookups stay nested loops: `LATERAL` leaves no other way; without a Memoize
     /// cache in front of the badge lookups, as in ``audiencePagePlan`` (4–5 % of the page's round
     /// trip under pgbench).
-    static let badgePagePlan = """
-        SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true), \
-        set_config('enable_nestloop', 'off', true), set_config('enable_memoize', 'off', true)
-        """
+    static let badgePagePlan = planTurningOff(audiencePagePlanMethods + ["enable_seqscan", "enable_nestloop"])
 
     static let eventAudiencePageIncrementingBadgesToEnd = eventAudiencePageIncrementingBadges(bounded: true)
     static let eventAudiencePageIncrementingBadgesOpen = eventAudiencePageIncrementingBadges(bounded: false)
