@@ -127,27 +127,92 @@ extension PostgresStore {
     /// page ran in 4.3–4.5 ms instead of 4.7–5.2 on 100,000 subscribers).
     static let audiencePagePlan = planTurningOff(audiencePagePlanMethods)
 
-    /// The planner methods ``audiencePagePlan`` turns off; ``badgePagePlan`` turns off more.
+    /// The planner methods ``audiencePagePlan`` turns off; ``badgePagePlan`` and ``rangePagePlan`` turn off more.
     private static let audiencePagePlanMethods = ["enable_bitmapscan", "enable_memoize"]
+
+    /// The plan of an event's page read by ``AudiencePageJoin/rangeMerge``, whatever the
+    /// statistics say: the subscriptions' range in index order, and the subscribers' and badges'
+    /// ranges from the cursor on merged with it in key order, so that each stops where the page
+    /// ends. A hash join would read the whole rest of both tables after the cursor; a nested loop
+    /// is the key lookups the merge replaces.
+    static let rangePagePlan = planTurningOff(audiencePagePlanMethods + ["enable_seqscan", "enable_nestloop", "enable_hashjoin"])
+
+    /// The settings of an event's page read with `join`, incrementing badges or not.
+    static func eventPagePlan(_ join: AudiencePageJoin, incrementingBadges: Bool) -> String {
+        switch join {
+        case .keyLookups: incrementingBadges ? badgePagePlan : audiencePagePlan
+        case .rangeMerge: rangePagePlan
+        }
+    }
+
+    /// The page's subscriptions (`sub`) joined to their subscribers (`s`) and badges (`b`, with
+    /// the badge row's `ctid` when `badgeRowID`) by `join`; `bounded` when `$5` is the part's
+    /// last id. Each key lookup is a subquery of its own (`OFFSET 0`, see
+    /// ``audience(of:after:limit:)``); the ranges start after the cursor `$2`, or a merge would
+    /// walk the tables from their first row.
+    static func memberJoins(_ join: AudiencePageJoin, badgeRowID: Bool, bounded: Bool) -> String {
+        let badgeColumns = badgeRowID ? "ctid, badge" : "badge"
+        switch join {
+        case .keyLookups:
+            return """
+                JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = sub.subscriber_id OFFSET 0) AS s ON true
+                LEFT JOIN LATERAL (SELECT \(badgeColumns) FROM badges WHERE badges.subscriber_id = s.id OFFSET 0) AS b ON true
+                """
+        case .rangeMerge:
+            return """
+                JOIN (SELECT * FROM subscribers WHERE id > $2\(bounded ? " AND id <= $5" : "")) AS s ON s.id = sub.subscriber_id
+                LEFT JOIN (
+                    SELECT subscriber_id, \(badgeColumns) FROM badges WHERE subscriber_id > $2\(bounded ? " AND subscriber_id <= $5" : "")
+                ) AS b ON b.subscriber_id = s.id
+                """
+        }
+    }
+
+    /// The subscribers after `$1` up to `$2` included, counted in index order up to `$3`.
+    static let rangeCount = "SELECT count(*) FROM (SELECT 1 FROM subscribers WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3) AS r"
+
+    /// Counts the subscribers in the range of ids of a full page `members` read after `cursor`
+    /// (at most ``AudiencePageJoins/countCap(members:)``, in index order) and records it, which
+    /// decides how the job's next pages join (``AudiencePageJoins``). A page that is not full
+    /// ends its job and decides nothing.
+    func countRange(
+        of members: [AudienceMember], after cursor: String, limit: Int, jobID: Int64, on connection: PostgresConnection
+    ) async throws {
+        guard members.count == limit, let last = members.last?.subscriber.id.rawValue else { return }
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(cursor)
+        bindings.append(last)
+        bindings.append(AudiencePageJoins.countCap(members: members.count))
+        let counts = try await connection.query(PostgresQuery(unsafeSQL: Self.rangeCount, binds: bindings), logger: logger)
+            .map { try $0.decode(Int.self) }
+        let count = counts.first ?? 0
+        pageJoins.withLock { $0.record(jobID: jobID, members: members.count, subscribersInRange: count) }
+    }
 
     /// A statement that turns the planner `methods` off for the rest of its transaction.
     private static func planTurningOff(_ methods: [String]) -> String {
         "SELECT " + methods.map { "set_config('\($0)', 'off', true)" }.joined(separator: ", ")
     }
 
-    /// A keyset page of an event's audience: `$1` the event, `$2` the cursor (`''` for none),
-    /// `$3` the page size; the subscribers' columns, then `ignore_message`.
-    static let eventAudiencePage = """
+    /// A keyset page of an event's audience, joined by `join`: `$1` the event, `$2` the cursor
+    /// (`''` for none), `$3` the page size; the subscribers' columns, then `ignore_message`.
+    static func eventAudiencePage(_ join: AudiencePageJoin) -> String {
+        """
         SELECT \(PostgresCodec.subscriberColumns), sub.ignore_message
         FROM (
             SELECT subscriber_id, ignore_message FROM subscriptions
             WHERE event = $1 AND subscriber_id > $2
             ORDER BY subscriber_id LIMIT $3
         ) AS sub
-        JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = sub.subscriber_id OFFSET 0) AS s ON true
-        LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id OFFSET 0) AS b ON true
+        \(memberJoins(join, badgeRowID: false, bounded: false))
         ORDER BY sub.subscriber_id
         """
+    }
+
+    /// ``eventAudiencePage(_:)`` by key lookups.
+    static let eventAudiencePageByKeyLookups = eventAudiencePage(.keyLookups)
+    /// ``eventAudiencePage(_:)`` by a merge of ranges.
+    static let eventAudiencePageByRangeMerge = eventAudiencePage(.rangeMerge)
 
     /// Reads one keyset page: an index range of the event's subscriptions joined to their
     /// subscribers and badges, a range of the subscribers table for broadcast, or a merge of
@@ -162,7 +227,10 @@ extension PostgresStore {
     /// whole tables for every page. A plain `LATERAL` subquery is no guard: PostgreSQL pulls it up
     /// into an ordinary join, and with statistics it hash-joined a sequential scan of all
     /// 100,000 subscribers to every page (15–19 ms against 5 ms). `OFFSET 0` keeps each lookup a
-    /// subquery of its own, run per row through the primary key.
+    /// subquery of its own, run per row through the primary key. An event whose audience is most
+    /// of the subscribers has its pages after the first merged with the subscribers' and badges'
+    /// ranges from the cursor on instead (``AudiencePageJoins``), under a plan that allows
+    /// nothing else (``rangePagePlan``).
     public func audience(of job: PublishJob, after cursor: SubscriberID?, limit: Int) async throws -> [AudienceMember] {
         guard limit > 0 else { return [] }
         let logger = self.logger
@@ -174,9 +242,14 @@ extension PostgresStore {
             bindings.append(event.rawValue)
             bindings.append(after)
             bindings.append(limit)
-            let query = PostgresQuery(unsafeSQL: Self.eventAudiencePage, binds: bindings)
-            return try await withTransaction(settings: Self.audiencePagePlan) { connection in
-                try await connection.query(query, logger: logger).map(PostgresCodec.member)
+            let choice = pageJoins.withLock { $0.choice(forNextPageOf: job.id) }
+            let query = PostgresQuery(
+                unsafeSQL: choice.join == .keyLookups ? Self.eventAudiencePageByKeyLookups : Self.eventAudiencePageByRangeMerge,
+                binds: bindings)
+            return try await withTransaction(settings: Self.eventPagePlan(choice.join, incrementingBadges: false)) { connection in
+                let members = try await connection.query(query, logger: logger).map(PostgresCodec.member)
+                if choice.countsRange { try await self.countRange(of: members, after: after, limit: limit, jobID: job.id, on: connection) }
+                return members
             }
         case .broadcast:
             return try await withConnection { connection in
@@ -203,8 +276,8 @@ extension PostgresStore {
     /// meanwhile (another version by then) is not written, so its member comes back unmarked. The
     /// rule is ``BadgeLogic/incrementedStoredBadge(_:)``'s: a strict integer within ±2^53−1 plus
     /// one, else `"1"` (the conformance suite checks the two agree). Run under
-    /// ``badgePagePlan``.
-    static func eventAudiencePageIncrementingBadges(bounded: Bool) -> String {
+    /// ``eventPagePlan(_:incrementingBadges:)``.
+    static func eventAudiencePageIncrementingBadges(_ join: AudiencePageJoin, bounded: Bool) -> String {
         let maximum = BadgeLogic.maximumMagnitude
         return """
             WITH page AS MATERIALIZED (
@@ -214,8 +287,7 @@ extension PostgresStore {
                     WHERE event = $1 AND subscriber_id > $2\(bounded ? " AND subscriber_id <= $5" : "")
                     ORDER BY subscriber_id LIMIT $3
                 ) AS sub
-                JOIN LATERAL (SELECT * FROM subscribers WHERE subscribers.id = sub.subscriber_id OFFSET 0) AS s ON true
-                LEFT JOIN LATERAL (SELECT ctid, badge FROM badges WHERE badges.subscriber_id = s.id OFFSET 0) AS b ON true
+                \(memberJoins(join, badgeRowID: true, bounded: bounded))
             ),
             bumped AS (
                 UPDATE badges SET badge = CASE WHEN badge ~ '^-?[0-9]{1,16}$' THEN
@@ -243,8 +315,14 @@ extension PostgresStore {
     /// trip under pgbench).
     static let badgePagePlan = planTurningOff(audiencePagePlanMethods + ["enable_seqscan", "enable_nestloop"])
 
-    static let eventAudiencePageIncrementingBadgesToEnd = eventAudiencePageIncrementingBadges(bounded: true)
-    static let eventAudiencePageIncrementingBadgesOpen = eventAudiencePageIncrementingBadges(bounded: false)
+    /// ``eventAudiencePageIncrementingBadges(_:bounded:)`` by key lookups, open (`[0]`) and bounded (`[1]`).
+    static let eventAudiencePagesIncrementingBadgesByKeyLookups = [false, true].map {
+        eventAudiencePageIncrementingBadges(.keyLookups, bounded: $0)
+    }
+    /// ``eventAudiencePageIncrementingBadges(_:bounded:)`` by a merge of ranges, open (`[0]`) and bounded (`[1]`).
+    static let eventAudiencePagesIncrementingBadgesByRangeMerge = [false, true].map {
+        eventAudiencePageIncrementingBadges(.rangeMerge, bounded: $0)
+    }
 
     /// An event's page with its badges incremented in the same statement (one round trip and one
     /// key lookup per badge fewer than a page and then ``incrementBadges(expecting:)``); other
@@ -262,11 +340,15 @@ extension PostgresStore {
         bindings.append(limit)
         bindings.append(counting.sorted())
         if let end = job.end { bindings.append(end.rawValue) }
-        let query = PostgresQuery(
-            unsafeSQL: job.end == nil ? Self.eventAudiencePageIncrementingBadgesOpen : Self.eventAudiencePageIncrementingBadgesToEnd,
-            binds: bindings)
-        return try await withTransaction(settings: Self.badgePagePlan) { connection in
-            try await connection.query(query, logger: logger).map(PostgresCodec.memberWithBadgeIncrement)
+        let choice = pageJoins.withLock { $0.choice(forNextPageOf: job.id) }
+        let statements = choice.join == .keyLookups
+            ? Self.eventAudiencePagesIncrementingBadgesByKeyLookups : Self.eventAudiencePagesIncrementingBadgesByRangeMerge
+        let query = PostgresQuery(unsafeSQL: statements[job.end == nil ? 0 : 1], binds: bindings)
+        let after = cursor?.rawValue ?? ""
+        return try await withTransaction(settings: Self.eventPagePlan(choice.join, incrementingBadges: true)) { connection in
+            let members = try await connection.query(query, logger: logger).map(PostgresCodec.memberWithBadgeIncrement)
+            if choice.countsRange { try await self.countRange(of: members, after: after, limit: limit, jobID: job.id, on: connection) }
+            return members
         }
     }
 
@@ -291,6 +373,7 @@ extension PostgresStore {
             ).map { try $0.decode(String?.self) }.compactMap { $0 }
             try await Self.finishPublishes(publishes, on: connection, logger: logger)
         }
+        pageJoins.withLock { $0.forget(jobID: jobID) }
     }
 
     /// Clears the lease columns of everything `owner` holds, in one transaction, and tells the

@@ -32,6 +32,8 @@ public final class PostgresStore: HeraldStore {
     /// Wake-ups for this process's subscribers, from its own commits and from other nodes'.
     let wakeUpHub = StoreWakeUps()
     let lifecycle = StoreLifecycle()
+    /// How each job's event pages join their members' rows (see ``AudiencePageJoins``).
+    let pageJoins = Mutex(AudiencePageJoins())
     /// Set while the notification listener is subscribed (tests wait for it).
     let listening = ListeningFlag()
 

@@ -25,7 +25,7 @@ struct PostgresQueryPlanTests {
                 // The store's own statements, prepared and explained with a page's values: the first
                 // executions of a prepared statement are planned for their values, as the store's are.
                 let audience = try await Self.planPrepared(
-                    PostgresStore.eventAudiencePage, types: "text, text, bigint", values: "'plan', '', 1000",
+                    PostgresStore.eventAudiencePageByKeyLookups, types: "text, text, bigint", values: "'plan', '', 1000",
                     on: connection, logger: logger)
                 let badges = try await Self.planPrepared(
                     PostgresStore.badgeIncrement, types: "text[], text[], bool[], text[]",
@@ -48,7 +48,7 @@ struct PostgresQueryPlanTests {
                 try await Self.seedWithoutStatistics(on: connection, logger: logger)
                 // The page as the store reads it: its plan settings first, in its transaction.
                 return try await Self.planPrepared(
-                    PostgresStore.eventAudiencePage, types: "text, text, bigint", values: "'plan', '', 1000",
+                    PostgresStore.eventAudiencePageByKeyLookups, types: "text, text, bigint", values: "'plan', '', 1000",
                     settings: PostgresStore.audiencePagePlan, on: connection, logger: logger)
             }
             #expect(audience.contains { $0.contains("Index Scan using subscriptions_pkey on subscriptions") }, "\(audience)")
@@ -80,7 +80,7 @@ struct PostgresQueryPlanTests {
                     }
                     for bounded in [true, false] {
                         let plan = try await Self.planPrepared(
-                            PostgresStore.eventAudiencePageIncrementingBadges(bounded: bounded), types: "text, text, bigint, text[], text",
+                            PostgresStore.eventAudiencePageIncrementingBadges(.keyLookups, bounded: bounded), types: "text, text, bigint, text[], text",
                             values: "'\(event)', '', 1000, ARRAY['apns'], '\(cut)'", settings: PostgresStore.badgePagePlan,
                             on: connection, logger: logger)
                         plans.append([state] + plan)
@@ -95,6 +95,76 @@ struct PostgresQueryPlanTests {
                 #expect(!plan.contains { $0.contains("Seq Scan") || $0.contains("Bitmap") || $0.contains("Join Filter") || $0.contains("Memoize") }, "\(plan)")
             }
         }
+    }
+
+    @Test("a page merged with the ranges after its cursor reads no further than its last member, analysed or not")
+    func rangeMergeStopsAtThePage() async throws {
+        try await PostgresTestStores.with { store in
+            _ = try await store.register(apns(0), now: TestTime.t0)
+            let logger = Logger(label: "herald.test.plan")
+            let plans = try await store.withConnection { connection in
+                try await Self.seedWithoutStatistics(on: connection, logger: logger)
+                let ids = try await connection.query(
+                    "SELECT id FROM subscribers WHERE id IN ((SELECT id FROM subscribers ORDER BY id LIMIT 1 OFFSET 50000), (SELECT max(id) FROM subscribers))",
+                    logger: logger
+                ).collect().map { try $0.decode(String.self) }.sorted()
+                let (cursor, end) = (ids[0], ids[1])
+                var plans: [(state: String, lines: [String])] = []
+                for state in ["never analysed", "analysed", "analysed before"] {
+                    var event = "plan"
+                    if state == "analysed" { try await connection.query("ANALYZE", logger: logger) }
+                    if state == "analysed before" {
+                        try await connection.query("UPDATE subscriptions SET event = 'fresh'", logger: logger)
+                        event = "fresh"
+                    }
+                    // Executed (and rolled back), so that the rows each scan read are counted.
+                    plans.append((state, try await Self.planPrepared(
+                        PostgresStore.eventAudiencePageByRangeMerge, types: "text, text, bigint", values: "'\(event)', '\(cursor)', 1000",
+                        settings: PostgresStore.rangePagePlan, executing: true, on: connection, logger: logger)))
+                    for bounded in [false, true] {
+                        plans.append((state, try await Self.planPrepared(
+                            PostgresStore.eventAudiencePageIncrementingBadges(.rangeMerge, bounded: bounded),
+                            types: "text, text, bigint, text[]" + (bounded ? ", text" : ""),
+                            values: "'\(event)', '\(cursor)', 1000, ARRAY['apns']" + (bounded ? ", '\(end)'" : ""),
+                            settings: PostgresStore.rangePagePlan, executing: true, on: connection, logger: logger)))
+                    }
+                }
+                return plans
+            }
+            #expect(plans.count == 9)
+            for (state, plan) in plans {
+                #expect(plan.contains { $0.contains("Merge Join") }, "\(state): \(plan)")
+                #expect(!plan.contains { $0.contains("Seq Scan") || $0.contains("Bitmap") || $0.contains("Hash") || $0.contains("Nested Loop") }, "\(state): \(plan)")
+                // The cursor lies halfway: a scan from the table's start, or on to its end, reads 50,000 rows.
+                for table in ["subscribers", "badges"] {
+                    let scan = plan.first { $0.contains("Index Scan using \(table)_pkey on \(table) ") }
+                    #expect(scan.flatMap(Self.actualRows).map { $0 <= 1001 } == true, "\(state), \(table): \(plan)")
+                }
+            }
+        }
+    }
+
+    @Test("the range of a full page is counted in index order, never past its cap")
+    func rangeCount() async throws {
+        try await PostgresTestStores.with { store in
+            _ = try await store.register(apns(0), now: TestTime.t0)
+            let logger = Logger(label: "herald.test.plan")
+            let plan = try await store.withConnection { connection in
+                try await Self.seedWithoutStatistics(on: connection, logger: logger)
+                return try await Self.planPrepared(
+                    PostgresStore.rangeCount, types: "text, text, bigint", values: "'', 'ffff', 1501", settings: PostgresStore.audiencePagePlan,
+                    executing: true, on: connection, logger: logger)
+            }
+            let scan = plan.first { $0.contains("Index Only Scan using subscribers_pkey") || $0.contains("Index Scan using subscribers_pkey") }
+            #expect(scan.flatMap(Self.actualRows) == 1501, "\(plan)")
+            #expect(!plan.contains { $0.contains("Seq Scan") || $0.contains("Sort") }, "\(plan)")
+        }
+    }
+
+    /// The rows a plan line's node returned (`actual rows=N` of `EXPLAIN ANALYZE`).
+    private static func actualRows(_ line: String) -> Int? {
+        guard let range = line.range(of: "actual rows=") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// 100,000 subscribers of the event `plan`, with their badge rows, written in SQL (registering
@@ -121,15 +191,18 @@ struct PostgresQueryPlanTests {
 
     /// The plan of `statement` as the store runs it: in a transaction, after its plan `settings`,
     /// prepared with parameters of `types` and explained for `values` (the first executions of a
-    /// prepared statement are planned for their values). Rolled back and deallocated after, so
-    /// the pool's connection goes back without it.
+    /// prepared statement are planned for their values), and run when `executing`, with the rows
+    /// each node returned. Rolled back and deallocated after, so the pool's connection goes back
+    /// without it.
     private static func planPrepared(
-        _ statement: String, types: String, values: String, settings: String? = nil, on connection: PostgresConnection, logger: Logger
+        _ statement: String, types: String, values: String, settings: String? = nil, executing: Bool = false,
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> [String] {
         try await connection.query("BEGIN", logger: logger)
         if let settings { try await connection.query(PostgresQuery(unsafeSQL: settings), logger: logger) }
         try await connection.query(PostgresQuery(unsafeSQL: "PREPARE planned (\(types)) AS " + statement), logger: logger)
-        let lines = try await plan("EXECUTE planned(\(values))", on: connection, logger: logger)
+        let lines = try await plan(
+            (executing ? "(ANALYZE, TIMING OFF) " : "") + "EXECUTE planned(\(values))", on: connection, logger: logger)
         try await connection.query("ROLLBACK", logger: logger)
         try await connection.query("DEALLOCATE planned", logger: logger)
         return lines
