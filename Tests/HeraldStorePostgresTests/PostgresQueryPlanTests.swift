@@ -6,7 +6,8 @@ import PostgresNIO
 import Testing
 
 /// The fan-out's per-page statements, planned by PostgreSQL on tables with statistics and without:
-/// each must reach the subscribers and badges of a page through their keys, never by a scan of
+/// each must reach the subscribers and badges of a page through their keys (a lookup per member,
+/// or an index range from the cursor that stops at the page's last member), never by a scan of
 /// the table, whose cost would grow with every subscriber registered.
 @Suite("PostgreSQL: query plans")
 struct PostgresQueryPlanTests {
