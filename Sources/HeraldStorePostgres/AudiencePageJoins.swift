@@ -17,10 +17,10 @@ enum AudiencePageJoin: Sendable, Equatable {
 /// badge increments took 10.0–12.8 ms under pgbench instead of 12.5–14.1 by key lookups
 /// (`EXPLAIN ANALYZE`: 12.9–13.8 against 15.6–16.6 ms, the lookups about 4 µs a member and a
 /// range about 2.3 µs a row); for an event one subscriber in a hundred follows, the same merge
-/// would read a hundred times the page. A job therefore starts with key lookups; after its first full page, the store counts
-/// the subscribers in that page's range (``countCap(members:)`` at most) and the job's later pages
-/// merge while the audience is at least two thirds of them (``isDense(members:subscribersInRange:)``).
-/// While a job merges, the range is counted again every ``recountInterval`` pages, so that a
+/// would read a hundred times the page. A job therefore starts with key lookups; after its first
+/// full page, the store counts the subscribers in that page's range (``countCap(members:)`` at
+/// most), and the job's later pages merge while the audience is at least two thirds of them
+/// (``isDense(members:subscribersInRange:)``). While a job merges, the range is counted again every ``recountInterval`` pages, so that a
 /// stretch of ids where the audience thins out is merged for a few pages at most. A job found
 /// sparse keeps key lookups to its end: misjudging it costs only the merge's saving.
 ///
