@@ -242,14 +242,10 @@ extension PostgresStore {
             bindings.append(event.rawValue)
             bindings.append(after)
             bindings.append(limit)
-            let choice = pageJoins.withLock { $0.choice(forNextPageOf: job.id) }
-            let query = PostgresQuery(
-                unsafeSQL: choice.join == .keyLookups ? Self.eventAudiencePageByKeyLookups : Self.eventAudiencePageByRangeMerge,
-                binds: bindings)
-            return try await withTransaction(settings: Self.eventPagePlan(choice.join, incrementingBadges: false)) { connection in
-                let members = try await connection.query(query, logger: logger).map(PostgresCodec.member)
-                if choice.countsRange { try await self.countRange(of: members, after: after, limit: limit, jobID: job.id, on: connection) }
-                return members
+            return try await eventPage(
+                of: job, after: after, limit: limit, bindings: bindings, incrementingBadges: false, decode: PostgresCodec.member
+            ) { join in
+                join == .keyLookups ? Self.eventAudiencePageByKeyLookups : Self.eventAudiencePageByRangeMerge
             }
         case .broadcast:
             return try await withConnection { connection in
@@ -333,21 +329,35 @@ extension PostgresStore {
         guard case .subscribers(let event) = job.audience, !counting.isEmpty, limit > 0 else {
             return try await audienceToEnd(of: job, after: cursor, limit: limit)
         }
-        let logger = self.logger
+        let after = cursor?.rawValue ?? ""
         var bindings = PostgresBindings(capacity: 5)
         bindings.append(event.rawValue)
-        bindings.append(cursor?.rawValue ?? "")
+        bindings.append(after)
         bindings.append(limit)
         bindings.append(counting.sorted())
         if let end = job.end { bindings.append(end.rawValue) }
+        let bounded = job.end == nil ? 0 : 1
+        return try await eventPage(
+            of: job, after: after, limit: limit, bindings: bindings, incrementingBadges: true, decode: PostgresCodec.memberWithBadgeIncrement
+        ) { join in
+            (join == .keyLookups
+                ? Self.eventAudiencePagesIncrementingBadgesByKeyLookups : Self.eventAudiencePagesIncrementingBadgesByRangeMerge)[bounded]
+        }
+    }
+
+    /// Reads an event's page with the join ``pageJoins`` chooses for the job (`statement` gives
+    /// the SQL of each), under that join's plan, and counts the page's range after it in the same
+    /// transaction when the choice asks for it.
+    private func eventPage(
+        of job: PublishJob, after cursor: String, limit: Int, bindings: PostgresBindings, incrementingBadges: Bool,
+        decode: @escaping @Sendable (PostgresRow) throws -> AudienceMember, statement: (AudiencePageJoin) -> String
+    ) async throws -> [AudienceMember] {
+        let logger = self.logger
         let choice = pageJoins.withLock { $0.choice(forNextPageOf: job.id) }
-        let statements = choice.join == .keyLookups
-            ? Self.eventAudiencePagesIncrementingBadgesByKeyLookups : Self.eventAudiencePagesIncrementingBadgesByRangeMerge
-        let query = PostgresQuery(unsafeSQL: statements[job.end == nil ? 0 : 1], binds: bindings)
-        let after = cursor?.rawValue ?? ""
-        return try await withTransaction(settings: Self.eventPagePlan(choice.join, incrementingBadges: true)) { connection in
-            let members = try await connection.query(query, logger: logger).map(PostgresCodec.memberWithBadgeIncrement)
-            if choice.countsRange { try await self.countRange(of: members, after: after, limit: limit, jobID: job.id, on: connection) }
+        let query = PostgresQuery(unsafeSQL: statement(choice.join), binds: bindings)
+        return try await withTransaction(settings: Self.eventPagePlan(choice.join, incrementingBadges: incrementingBadges)) { connection in
+            let members = try await connection.query(query, logger: logger).map(decode)
+            if choice.countsRange { try await self.countRange(of: members, after: cursor, limit: limit, jobID: job.id, on: connection) }
             return members
         }
     }
