@@ -3,10 +3,11 @@ import HeraldStore
 import Testing
 
 extension PublishQueueConformance {
-    /// Stored badges of every shape, for the increment rule: absent, integers (signed, zero-padded, at and past ±2^53−1), and text that only looks numeric.
+    /// Stored badges of every shape, for the increment rule: absent, integers (signed, zero-padded, at and past ±2^53−1, of 16 and 17 digits), and text that only looks numeric (signs alone or misplaced, a trailing newline, a non-ASCII digit).
     public static let badgeShapes: [String?] = [
         nil, "0", "3", "-3", "-0", "007", "abc", "", " 5", "5 ", "+5", "zwölf", "9007199254740990", "9007199254740991",
-        "-9007199254740991", "12345678901234567", "99999999999999999999",
+        "-9007199254740991", "12345678901234567", "99999999999999999999", "1234567890123456", "-1234567890123456",
+        "-12345678901234567", "-", "--1", "1-", "1\n", "\u{0663}",
     ]
 
     /// a page read incrementing badges: members marked incremented show the badge before and now store BadgeLogic's increment of it; others keep theirs; the page stops at the part's end

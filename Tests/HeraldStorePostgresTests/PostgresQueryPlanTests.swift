@@ -19,11 +19,11 @@ struct PostgresQueryPlanTests {
             let page = try await connection.query("SELECT id FROM subscribers ORDER BY id LIMIT 1000 OFFSET 5000", logger: logger)
                 .collect().map { try $0.decode(String.self) }
             let literal = "ARRAY[" + page.map { "'\($0)'" }.joined(separator: ",") + "]::text[]"
-            // The store's own statements, prepared and explained with a page's values: the first
-            // executions of a prepared statement are planned for their values, as the store's are.
+            // The store's own statements, prepared and explained with a page's values, under the
+            // settings the store runs them with (the page's a generic plan).
             let audience = try await Self.planPrepared(
-                PostgresStore.eventAudiencePageByKeyLookups, types: "text, text, bigint", values: "'plan', '', 1000",
-                on: connection, logger: logger)
+                PostgresStore.eventAudiencePage(.keyLookups), types: "text, text, bigint", values: "'plan', '', 1000",
+                settings: PostgresStore.eventPagePlan(.keyLookups, incrementingBadges: false), on: connection, logger: logger)
             let badges = try await Self.planPrepared(
                 PostgresStore.badgeIncrement, types: "text[], text[], bool[], text[]",
                 values: "\(literal), \(literal), array_fill(true, ARRAY[1000]), \(literal)", settings: PostgresStore.badgePageCosts,
@@ -35,18 +35,26 @@ struct PostgresQueryPlanTests {
         #expect(!badges.contains { $0.contains("Seq Scan on badges") }, "\(badges)")
     }
 
-    @Test("an audience page reads its range of subscriptions in index order on tables never analysed")
+    @Test("an audience page reads its range of subscriptions in index order, analysed or not")
     func pageWithoutStatistics() async throws {
-        let audience = try await Self.withSeededDatabase { connection, logger in
-            // The page as the store reads it: its plan settings first, in its transaction.
-            return try await Self.planPrepared(
-                PostgresStore.eventAudiencePageByKeyLookups, types: "text, text, bigint", values: "'plan', '', 1000",
-                settings: PostgresStore.audiencePagePlan, on: connection, logger: logger)
+        let plans = try await Self.withSeededDatabase { connection, logger in
+            var plans: [[String]] = []
+            try await Self.inEachStatisticsState(on: connection, logger: logger) { state, event in
+                // The page as the store reads it: its plan settings first, in its transaction.
+                plans.append([state] + (try await Self.planPrepared(
+                    PostgresStore.eventAudiencePage(.keyLookups), types: "text, text, bigint", values: "'\(event)', '', 1000",
+                    settings: PostgresStore.eventPagePlan(.keyLookups, incrementingBadges: false), on: connection, logger: logger)))
+            }
+            return plans
         }
-        #expect(audience.contains { $0.contains("Index Scan using subscriptions_pkey on subscriptions") }, "\(audience)")
-        // A bitmap scan reads every subscription after the cursor and sorts them, on every page;
-        // a Memoize cache in front of the lookups of a page's distinct subscribers only misses.
-        #expect(!audience.contains { $0.contains("Bitmap") || $0.contains("Sort") || $0.contains("Memoize") }, "\(audience)")
+        #expect(plans.count == 3)
+        for audience in plans {
+            #expect(audience.contains { $0.contains("Index Scan using subscriptions_pkey on subscriptions") }, "\(audience)")
+            // A bitmap scan reads every subscription after the cursor and sorts them, on every page
+            // (so does a sequential scan); a Memoize cache in front of the lookups of a page's
+            // distinct subscribers only misses.
+            #expect(!audience.contains { $0.contains("Bitmap") || $0.contains("Sort") || $0.contains("Memoize") || $0.contains("Seq Scan") }, "\(audience)")
+        }
     }
 
     @Test("a page that increments its badges writes them by TID and matches them to the page by hash or merge, analysed or not")
@@ -60,7 +68,7 @@ struct PostgresQueryPlanTests {
                 for bounded in [true, false] {
                     let plan = try await Self.planPrepared(
                         PostgresStore.eventAudiencePageIncrementingBadges(.keyLookups, bounded: bounded), types: "text, text, bigint, text[], text",
-                        values: "'\(event)', '', 1000, ARRAY['apns'], '\(cut)'", settings: PostgresStore.badgePagePlan,
+                        values: "'\(event)', '', 1000, ARRAY['apns'], '\(cut)'", settings: PostgresStore.eventPagePlan(.keyLookups, incrementingBadges: true),
                         on: connection, logger: logger)
                     plans.append([state] + plan)
                 }
@@ -87,14 +95,14 @@ struct PostgresQueryPlanTests {
             try await Self.inEachStatisticsState(on: connection, logger: logger) { state, event in
                 // Executed (and rolled back), so that the rows each scan read are counted.
                 plans.append((state, try await Self.planPrepared(
-                    PostgresStore.eventAudiencePageByRangeMerge, types: "text, text, bigint", values: "'\(event)', '\(cursor)', 1000",
-                    settings: PostgresStore.rangePagePlan, executing: true, on: connection, logger: logger)))
+                    PostgresStore.eventAudiencePage(.rangeMerge), types: "text, text, bigint", values: "'\(event)', '\(cursor)', 1000",
+                    settings: PostgresStore.eventPagePlan(.rangeMerge, incrementingBadges: false), executing: true, on: connection, logger: logger)))
                 for bounded in [false, true] {
                     plans.append((state, try await Self.planPrepared(
                         PostgresStore.eventAudiencePageIncrementingBadges(.rangeMerge, bounded: bounded),
                         types: "text, text, bigint, text[]" + (bounded ? ", text" : ""),
                         values: "'\(event)', '\(cursor)', 1000, ARRAY['apns']" + (bounded ? ", '\(end)'" : ""),
-                        settings: PostgresStore.rangePagePlan, executing: true, on: connection, logger: logger)))
+                        settings: PostgresStore.eventPagePlan(.rangeMerge, incrementingBadges: true), executing: true, on: connection, logger: logger)))
                 }
             }
             return plans
@@ -111,16 +119,24 @@ struct PostgresQueryPlanTests {
         }
     }
 
-    @Test("the range of a full page is counted in index order, never past its cap")
+    @Test("the range of a full page is counted in index order, never past its cap, in each page's transaction")
     func rangeCount() async throws {
-        let plan = try await Self.withSeededDatabase { connection, logger in
-            return try await Self.planPrepared(
-                PostgresStore.rangeCount, types: "text, text, bigint", values: "'', 'ffff', 1501", settings: PostgresStore.audiencePagePlan,
-                executing: true, on: connection, logger: logger)
+        let plans = try await Self.withSeededDatabase { connection, logger in
+            var plans: [[String]] = []
+            // Counted in the page's transaction, so under its settings (and a generic plan).
+            for (join, incrementingBadges) in [(AudiencePageJoin.keyLookups, false), (.keyLookups, true), (.rangeMerge, false)] {
+                plans.append(try await Self.planPrepared(
+                    PostgresStore.rangeCount, types: "text, text, bigint", values: "'', 'ffff', 1501",
+                    settings: PostgresStore.eventPagePlan(join, incrementingBadges: incrementingBadges), executing: true, on: connection, logger: logger))
+            }
+            return plans
         }
-        let scan = plan.first { $0.contains("Index Only Scan using subscribers_pkey") || $0.contains("Index Scan using subscribers_pkey") }
-        #expect(scan.flatMap(Self.actualRows) == 1501, "\(plan)")
-        #expect(!plan.contains { $0.contains("Seq Scan") || $0.contains("Sort") }, "\(plan)")
+        #expect(plans.count == 3)
+        for plan in plans {
+            let scan = plan.first { $0.contains("Index Only Scan using subscribers_pkey") || $0.contains("Index Scan using subscribers_pkey") }
+            #expect(scan.flatMap(Self.actualRows) == 1501, "\(plan)")
+            #expect(!plan.contains { $0.contains("Seq Scan") || $0.contains("Sort") }, "\(plan)")
+        }
     }
 
     /// The rows a plan line's node returned (`actual rows=N` of `EXPLAIN ANALYZE`).
@@ -185,9 +201,9 @@ struct PostgresQueryPlanTests {
     }
 
     /// The plan of `statement` as the store runs it: in a transaction, after its plan `settings`,
-    /// prepared with parameters of `types` and explained for `values` (the first executions of a
-    /// prepared statement are planned for their values), and run when `executing`, with the rows
-    /// each node returned. Rolled back and deallocated after, so the pool's connection goes back
+    /// prepared with parameters of `types` and explained for `values` (planned for them, unless the
+    /// settings ask for a generic plan, as an event page's do), and run when `executing`, with the
+    /// rows each node returned. Rolled back and deallocated after, so the pool's connection goes back
     /// without it.
     private static func planPrepared(
         _ statement: String, types: String, values: String, settings: String? = nil, executing: Bool = false,
