@@ -46,13 +46,15 @@ extension PostgresStore {
     static func updateStatistics(_ records: [DeliveryRecord], on connection: PostgresConnection, logger: Logger) async throws {
         var order: [String] = []
         var counts: [String: (delivered: Int64, failed: Int64)] = [:]
-        for record in records {
-            guard let event = record.statisticsEvent?.rawValue else { continue }
+        // Fields read in place, as in ``FailureCounterChanges/init(records:)``: a loop over the
+        // records copied each one whole.
+        for index in records.indices {
+            guard let event = records[index].statisticsEvent?.rawValue else { continue }
             if counts[event] == nil {
                 order.append(event)
                 counts[event] = (0, 0)
             }
-            if case .delivered = record.effect {
+            if case .delivered = records[index].effect {
                 counts[event]!.delivered += 1
             } else {
                 counts[event]!.failed += 1

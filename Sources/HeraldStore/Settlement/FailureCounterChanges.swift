@@ -24,15 +24,19 @@ public struct FailureCounterChanges: Sendable {
 
     /// Folds `records` into one change per subscriber.
     public init(records: [DeliveryRecord]) {
-        let anyFailure = records.contains { record in
-            if case .subscriberFailure = record.effect { true } else { false }
+        // The records' fields are read through the array's subscript, in place: iterating the
+        // records copied each one whole, retaining and releasing all its strings (0.8 % of the
+        // machine's samples in a fan-out on PostgreSQL, for the two fields used here).
+        let anyFailure = records.indices.contains { index in
+            if case .subscriberFailure = records[index].effect { true } else { false }
         }
         guard anyFailure else {
             // The usual page, successes only: each subscriber's counter resets, and one set of the
             // ids seen replaces the per-subscriber bookkeeping below.
             var seen = Set<String>(minimumCapacity: records.count)
-            for record in records {
-                guard case .delivered = record.effect, let id = record.subscriberID?.rawValue, seen.insert(id).inserted else { continue }
+            for index in records.indices {
+                guard case .delivered = records[index].effect, let id = records[index].subscriberID?.rawValue, seen.insert(id).inserted
+                else { continue }
                 resetsOnly.append(id)
             }
             return
