@@ -4,8 +4,8 @@ import PostgresNIO
 /// (``PostgresStore/eventPagePlan(_:incrementingBadges:)``).
 ///
 /// A page's plan settings leave the planner one plan whatever the page's values, so the plan is
-/// made once per connection instead of for every page: about 1.7 of a 1,000-member badge page's
-/// 10.9 ms under pgbench. `Form` is the page's SQL, one statement name each.
+/// made once per connection instead of for every page: about 0.8 of a 1,000-member badge page's
+/// 11 ms under pgbench. `Form` is the page's SQL, one statement name each.
 struct EventPageStatement<Form: EventPageForm>: PostgresPreparedStatement {
     typealias Row = PostgresRow
 
