@@ -20,9 +20,10 @@ enum AudiencePageJoin: Sendable, Equatable {
 /// would read a hundred times the page. A job therefore starts with key lookups; after its first
 /// full page, the store counts the subscribers in that page's range (``countCap(members:)`` at
 /// most), and the job's later pages merge while the audience is at least two thirds of them
-/// (``isDense(members:subscribersInRange:)``). While a job merges, the range is counted again every ``recountInterval`` pages, so that a
-/// stretch of ids where the audience thins out is merged for a few pages at most. A job found
-/// sparse keeps key lookups to its end: misjudging it costs only the merge's saving.
+/// (``isDense(members:subscribersInRange:)``). While a job merges, the range is counted again
+/// every ``recountInterval`` pages, so that a stretch of ids where the audience thins out is
+/// merged for a few pages at most. A job found sparse keeps key lookups to its end: misjudging
+/// it costs only the merge's saving.
 ///
 /// A value type: the store keeps one behind a lock and acts on its answers outside it.
 struct AudiencePageJoins: Sendable {
