@@ -32,6 +32,8 @@ struct FanOutDriver {
     var usesPostgres = false
     /// Herald processes sharing the database; the publish goes to the first.
     var nodes = 1
+    /// Publishes sent and waited for before the measured one, unmeasured.
+    var earlierPublishes = 0
     /// Whether Herald reaches PostgreSQL over its Unix-domain socket rather than TCP.
     var postgresOverSocket = false
 
@@ -103,6 +105,20 @@ struct FanOutDriver {
         }
         let base = bases[0]
         let pids = processes.map { "\($0.process.processIdentifier)" }.joined(separator: ", ")
+        // Earlier fan-outs, each waited for until it is recorded: the measured one counts from theirs.
+        for earlier in 0..<earlierPublishes {
+            say("\(label): earlier publish \(earlier + 1) of \(earlierPublishes) (not measured)")
+            let publish = try await client.post(base + "/event/bench", form: publishForm)
+            guard publish == 204 else { throw BenchError("publish answered \(publish)") }
+            let waitStarted = ContinuousClock.now
+            while try await Self.recorded(client: client, base: base).count < (earlier + 1) * subscribers {
+                if ContinuousClock.now - waitStarted > .seconds(1800) { throw BenchError("earlier publish \(earlier + 1) unfinished after 30 minutes") }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        var answeredBefore = 0
+        for base in bases { answeredBefore += Self.deliveriesAnswered(metrics: try await client.get(base + "/metrics").body) }
+        let recordedBefore = earlierPublishes * subscribers
         say("\(label): herald ready (pid \(pids)), publishing to \(subscribers) subscribers")
         let cpuBefore = processes.map { $0.cpuSeconds() }.reduce(0, +)
         let started = ContinuousClock.now
@@ -119,7 +135,7 @@ struct FanOutDriver {
             // measured time (3 % of a 100,000-subscriber run).
             let closeToAnEnd = answered == 0 || answered >= subscribers - subscribers / 10
             try await Task.sleep(for: .milliseconds(closeToAnEnd ? 5 : 50))
-            answered = 0
+            answered = -answeredBefore
             for base in bases { answered += Self.deliveriesAnswered(metrics: try await client.get(base + "/metrics").body) }
             if firstAnswer == nil, answered > 0 { firstAnswer = ContinuousClock.now - started }
             if ContinuousClock.now - started > .seconds(1800) { throw BenchError("gave up after 30 minutes at \(answered)") }
@@ -128,11 +144,12 @@ struct FanOutDriver {
         let seconds = elapsed.inSeconds
         let cpu = processes.map { $0.cpuSeconds() }.reduce(0, +) - cpuBefore
         // Every answer must also be recorded: the event's statistics reach N shortly after.
-        var stats: [String: Any]?
+        var failed = 0
         var recorded = 0
         while recorded < subscribers {
-            stats = try JSONSerialization.jsonObject(with: Data(try await client.get(base + "/event/bench").body.utf8)) as? [String: Any]
-            recorded = (stats?["delivered"] as? Int ?? 0) + (stats?["failed"] as? Int ?? 0)
+            let statistics = try await Self.recorded(client: client, base: base)
+            recorded = statistics.count - recordedBefore
+            failed = statistics.failed
             if recorded < subscribers {
                 if ContinuousClock.now - started > .seconds(1800) { throw BenchError("gave up after 30 minutes at \(recorded) recorded") }
                 try await Task.sleep(for: .milliseconds(200))
@@ -142,9 +159,16 @@ struct FanOutDriver {
         result.firstAnswerSeconds = firstAnswer?.inSeconds
         result.peakRSSMiB = processes.compactMap { $0.peakRSSMiB() }.max()
         result.cpuCores = cpu / seconds
-        result.failed = stats?["failed"] as? Int ?? 0
+        result.failed = failed
         if result.failed > 0 { say("\(label): \(result.failed) deliveries failed; see \(directory)/herald-\(tag).log") }
         return result
+    }
+
+    /// The event's recorded deliveries (delivered and failed) and failures, from its statistics.
+    static func recorded(client: BenchClient, base: String) async throws -> (count: Int, failed: Int) {
+        let stats = try JSONSerialization.jsonObject(with: Data(try await client.get(base + "/event/bench").body.utf8)) as? [String: Any]
+        let failed = stats?["failed"] as? Int ?? 0
+        return ((stats?["delivered"] as? Int ?? 0) + failed, failed)
     }
 
     /// The sum of `herald_deliveries_total` over its label sets: every answer from the provider.
@@ -162,7 +186,7 @@ struct FanOutDriver {
         _ runs: Int, proto: String, token: (Int) -> String, provider: String, sink: H2OSink,
         h2load: () throws -> Double, h2loadRequests: Int
     ) async throws -> [Result] {
-        try await sink.bracketedRuns(runs, subject: "Herald", requests: subscribers, h2loadRequests: h2loadRequests, h2load: h2load) { run in
+        try await sink.bracketedRuns(runs, subject: "Herald", requests: subscribers * (1 + earlierPublishes), h2loadRequests: h2loadRequests, h2load: h2load) { run in
             let database = try await seed(proto: proto, token: token)
             defer { discard(database) }
             return try await measure(label: runs > 1 ? "Herald → h2o sink (run \(run))" : "Herald → h2o sink", tag: "sink", provider: provider, database: database)

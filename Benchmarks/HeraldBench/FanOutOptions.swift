@@ -39,6 +39,9 @@ struct FanOutOptions: ParsableArguments {
     @Option(help: "sqlite (a file in the working directory), or postgres (a PostgreSQL server this run starts on this machine).")
     var database = "sqlite"
 
+    @Option(help: "Publishes of the same event sent and waited for before the measured one (not measured): 0 measures a first fan-out after the registrations, 1 or more a later one, which finds the badges earlier fan-outs wrote. The sink's CPU per request then covers every publish's requests.")
+    var earlierPublishes = 0
+
     @Option(help: "Herald nodes sharing the database (postgres only); the publish goes to the first.")
     var nodes = 1
 
@@ -59,6 +62,7 @@ struct FanOutOptions: ParsableArguments {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var driver = FanOutDriver(subscribers: subscribers, herald: herald, directory: directory, inFlight: inFlight, batchSize: batchSize)
         driver.concurrentJobs = max(1, concurrentJobs)
+        driver.earlierPublishes = max(0, earlierPublishes)
         switch database {
         case "sqlite":
             guard nodes == 1 else { throw ValidationError("--nodes needs --database postgres: SQLite serves one node") }

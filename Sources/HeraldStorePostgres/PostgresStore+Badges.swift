@@ -21,8 +21,8 @@ extension PostgresStore {
         """
 
     /// Increments a page of badges with one statement when they are as the caller read them (the
-    /// usual case), and two more for those that changed meanwhile. ``BadgeLogic`` holds the rule,
-    /// so the new values are computed here and bound as arrays.
+    /// usual case), and up to two more a round for those that changed meanwhile or have no row
+    /// yet. ``BadgeLogic`` holds the rule, so the new values are computed here and bound as arrays.
     public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
         guard !expectations.isEmpty else { return [] }
         // An id listed twice is incremented once: its first listing answers for every listing.
@@ -57,25 +57,55 @@ extension PostgresStore {
                 before[SubscriberID(rawValue: id)] = .some(expectedNull_[index] ? nil : expected_[index])
             }
             guard !stale.isEmpty else { return before }
-            // Changed (or reset) since the caller read them, or gone: read under a row lock and
-            // write from the stored value.
-            let staleIDs = stale.sorted()
-            let rows = try await connection.query("""
-                SELECT subscriber_id, badge FROM badges WHERE subscriber_id = ANY(\(staleIDs)::text[])
-                ORDER BY subscriber_id FOR UPDATE
-                """, logger: logger).map { try $0.decode((String, String?).self) }
-            guard !rows.isEmpty else { return before }
-            var updateIDs: [String] = []
-            var updateBadges: [String] = []
-            for (id, badge) in rows {
-                before[SubscriberID(rawValue: id)] = .some(badge)
-                updateIDs.append(id)
-                updateBadges.append(BadgeLogic.incrementedStoredBadge(badge))
+            var unresolved = stale.sorted()
+            // Two rounds settle every id: a row another transaction creates between the first
+            // round's read and its insert is committed by the time the insert gives way to it,
+            // and the second round reads it.
+            for _ in 0..<2 where !unresolved.isEmpty {
+                // Changed (or reset) since the caller read them: read under a row lock and write
+                // from the stored value.
+                let rows = try await connection.query("""
+                    SELECT subscriber_id, badge FROM badges WHERE subscriber_id = ANY(\(unresolved)::text[])
+                    ORDER BY subscriber_id FOR UPDATE
+                    """, logger: logger).map { try $0.decode((String, String?).self) }
+                if !rows.isEmpty {
+                    var updateIDs: [String] = []
+                    var updateBadges: [String] = []
+                    for (id, badge) in rows {
+                        before[SubscriberID(rawValue: id)] = .some(badge)
+                        updateIDs.append(id)
+                        updateBadges.append(BadgeLogic.incrementedStoredBadge(badge))
+                    }
+                    try await connection.query("""
+                        UPDATE badges AS b SET badge = e.new FROM unnest(\(updateIDs)::text[], \(updateBadges)::text[]) AS e(id, new)
+                        WHERE b.subscriber_id = ANY(\(updateIDs)::text[]) AND b.subscriber_id = e.id
+                        """, logger: logger)
+                    let written = Set(updateIDs)
+                    unresolved.removeAll { written.contains($0) }
+                }
+                guard !unresolved.isEmpty else { break }
+                // No badge row (none until a first count): created from no badge for the
+                // subscribers that still exist; the others are gone.
+                let created = try await connection.query("""
+                    WITH present AS (
+                        SELECT id FROM subscribers WHERE id = ANY(\(unresolved)::text[])
+                    ), created AS (
+                        INSERT INTO badges (subscriber_id, badge) SELECT id, \(BadgeLogic.incrementedStoredBadge(nil)) FROM present ORDER BY id
+                        ON CONFLICT (subscriber_id) DO NOTHING
+                        RETURNING subscriber_id
+                    )
+                    SELECT present.id, created.subscriber_id IS NOT NULL FROM present LEFT JOIN created ON created.subscriber_id = present.id
+                    """, logger: logger).map { try $0.decode((String, Bool).self) }
+                var conflicted: [String] = []
+                for (id, inserted) in created {
+                    if inserted {
+                        before[SubscriberID(rawValue: id)] = .some(nil)
+                    } else {
+                        conflicted.append(id)
+                    }
+                }
+                unresolved = conflicted.sorted()
             }
-            try await connection.query("""
-                UPDATE badges AS b SET badge = e.new FROM unnest(\(updateIDs)::text[], \(updateBadges)::text[]) AS e(id, new)
-                WHERE b.subscriber_id = ANY(\(updateIDs)::text[]) AND b.subscriber_id = e.id
-                """, logger: logger)
             return before
         }
         return expectations.map { before[$0.id] }

@@ -5,9 +5,10 @@ import PostgresNIO
 
 extension PostgresStore {
     /// Deletes subscribers with everything §4.5 says goes with them, inside the caller's
-    /// transaction: subscriptions, badges and pending retries (foreign-key cascades), every
-    /// ordinary event left without subscriptions, their `unicast:<id>` statistics, and the
-    /// `broadcast` statistics once no subscriber remains.
+    /// transaction: subscriptions and pending retries (foreign-key cascades), badges (listed in
+    /// `badge_leftovers` too, see ``sweepBadgeLeftovers(olderThan:on:logger:)``), every ordinary
+    /// event left without subscriptions, their `unicast:<id>` statistics, and the `broadcast`
+    /// statistics once no subscriber remains.
     ///
     /// Shared by `DELETE /subscriber/:id` and automatic unregistration so the two never differ.
     /// - Returns: the ids that existed and were deleted.
@@ -19,6 +20,10 @@ extension PostgresStore {
                 SELECT DISTINCT event FROM subscriptions WHERE subscriber_id = ANY(\(ids)::text[])
             ), deleted AS (
                 DELETE FROM subscribers WHERE id = ANY(\(ids)::text[]) RETURNING id
+            ), badges_deleted AS (
+                DELETE FROM badges WHERE subscriber_id IN (SELECT id FROM deleted)
+            ), leftovers AS (
+                INSERT INTO badge_leftovers (subscriber_id) SELECT id FROM deleted
             )
             SELECT 'd', id FROM deleted UNION ALL SELECT 'e', event FROM gone
             """, logger: logger).map { try $0.decode((String, String).self) }
@@ -35,6 +40,32 @@ extension PostgresStore {
                OR (name = 'broadcast' AND NOT EXISTS (SELECT 1 FROM subscribers))
             """, logger: logger)
         return Set(deleted)
+    }
+
+    /// Deletes the badges that fan-out pages created for subscribers deleted more than `age` ago,
+    /// and those subscribers' entries in `badge_leftovers`.
+    ///
+    /// A page whose snapshot predates a deletion still sees the subscriber, and creates its badge
+    /// row after the deletion deleted none (badges have no foreign key: its check locked every
+    /// member's subscriber row). Such a row is harmless, as every read joins badges to
+    /// subscribers, but it would stay; once no page that started before the deletion can still
+    /// be running, the deleted ids' rows are deleted for good. An id drawn again since (one
+    /// chance in 2⁶⁴ per subscriber) keeps its badge.
+    /// - Returns: the badge rows deleted.
+    @discardableResult
+    static func sweepBadgeLeftovers(olderThan age: Duration, on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+        let rows = try await connection.query("""
+            WITH due AS (
+                DELETE FROM badge_leftovers WHERE deleted <= now() - make_interval(secs => \(seconds)) RETURNING subscriber_id
+            ), swept AS (
+                DELETE FROM badges WHERE subscriber_id IN (SELECT subscriber_id FROM due)
+                    AND NOT EXISTS (SELECT 1 FROM subscribers WHERE subscribers.id = badges.subscriber_id)
+                RETURNING 1
+            )
+            SELECT count(*) FROM swept
+            """, logger: logger).map { try $0.decode(Int64.self) }
+        return Int(rows.first ?? 0)
     }
 
     /// Deletes an ordinary event's row if it has no subscription left (§3.2); special names are left alone.

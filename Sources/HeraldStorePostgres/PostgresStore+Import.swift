@@ -47,9 +47,12 @@ extension PostgresStore {
                     version = excluded.version, category = excluded.category, content_available = excluded.content_available,
                     created = excluded.created, updated = excluded.updated, failures = excluded.failures
                 """, logger: logger)
+            // A badge row only once there is a badge, as registrations make them; an imported
+            // subscriber without one clears the badge it had.
             try await connection.query("""
                 INSERT INTO badges (subscriber_id, badge)
                 SELECT r.id, r.badge FROM jsonb_to_recordset(\(rows)::jsonb) AS r(id text, badge text)
+                WHERE r.badge IS NOT NULL OR EXISTS (SELECT 1 FROM badges WHERE badges.subscriber_id = r.id)
                 ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
                 WHERE badges.badge IS DISTINCT FROM excluded.badge
                 """, logger: logger)

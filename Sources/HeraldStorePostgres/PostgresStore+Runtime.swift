@@ -34,8 +34,12 @@ extension PostgresStore {
         try await lifecycle.waitUntilReady(timeout: timeout)
     }
 
+    /// How long after a subscriber's deletion its `badge_leftovers` entry is swept: far longer
+    /// than any page statement that could have started before the deletion runs.
+    static let badgeLeftoverAge = Duration.seconds(600)
+
     /// Migrates and reads the clock, retrying while the database is unreachable, then keeps the
-    /// clock's offset fresh and prunes old announcements.
+    /// clock's offset fresh, prunes old announcements and sweeps badge leftovers.
     private func start() async throws {
         var delay = Duration.milliseconds(100)
         while true {
@@ -66,6 +70,7 @@ extension PostgresStore {
                 try await withConnection { connection in
                     try await self.readClock(on: connection)
                     try await self.pruneAnnouncements(on: connection)
+                    try await Self.sweepBadgeLeftovers(olderThan: Self.badgeLeftoverAge, on: connection, logger: self.logger)
                 }
             } catch is CancellationError {
                 throw CancellationError()

@@ -68,9 +68,13 @@ extension PostgresStore {
         throw StoreError.idExhausted
     }
 
-    /// Stores `badge` as the badge of the subscriber `id`.
+    /// Stores `badge` as the badge of the subscriber `id`, whose row the caller's transaction
+    /// has written (so no deletion can leave this badge behind).
     static func setBadge(_ badge: String, of id: SubscriberID, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("UPDATE badges SET badge = \(badge) WHERE subscriber_id = \(id.rawValue)", logger: logger)
+        try await connection.query("""
+            INSERT INTO badges (subscriber_id, badge) VALUES (\(id.rawValue), \(badge))
+            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
+            """, logger: logger)
     }
 
     /// Reads one subscriber by primary key.

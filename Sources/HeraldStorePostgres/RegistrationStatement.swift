@@ -5,9 +5,10 @@ import PostgresNIO
 /// A registration as one prepared statement (``PostgresStore/register(_:now:makeID:on:logger:)``).
 ///
 /// It refreshes the subscriber with the registration's `(proto, identity)` (the common case:
-/// every app launch), or, when there is none, inserts a new one with the drawn id and its badge
-/// row; a given badge is stored either way. Prepared once per connection: the four parts of the
-/// statement are planned once, not on every registration.
+/// every app launch), or, when there is none, inserts a new one with the drawn id; a given badge
+/// is stored either way (a badge row exists only once there is a badge, see migration 6).
+/// Prepared once per connection: the four parts of the statement are planned once, not on every
+/// registration.
 struct RegistrationStatement: PostgresPreparedStatement {
     /// `created`, then ``PostgresCodec/subscriberColumns`` (placeholders for a new subscriber, whose
     /// fields the caller knows).
@@ -31,10 +32,10 @@ struct RegistrationStatement: PostgresPreparedStatement {
             WHERE NOT EXISTS (SELECT 1 FROM refreshed)
             ON CONFLICT DO NOTHING
             RETURNING id
-        ), new_badge AS (
-            INSERT INTO badges (subscriber_id, badge) SELECT id, $10 FROM inserted
         ), given_badge AS (
-            UPDATE badges SET badge = $10 WHERE $10 IS NOT NULL AND subscriber_id IN (SELECT id FROM refreshed)
+            INSERT INTO badges (subscriber_id, badge)
+            SELECT id, $10 FROM (SELECT id FROM inserted UNION ALL SELECT id FROM refreshed) AS r WHERE $10 IS NOT NULL
+            ON CONFLICT (subscriber_id) DO UPDATE SET badge = excluded.badge
         )
         SELECT false, \(PostgresCodec.subscriberColumns)
         FROM refreshed AS s LEFT JOIN LATERAL (SELECT badge FROM badges WHERE badges.subscriber_id = s.id) AS b ON true
