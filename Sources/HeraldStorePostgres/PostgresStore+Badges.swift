@@ -12,17 +12,34 @@ extension PostgresStore {
 
     /// A page of badges incremented where they are as read: `$1` ids, `$2` expected badges, `$3`
     /// whether each expected badge is absent, `$4` the new badges; returns the ids written.
+    ///
+    /// An absent badge is usually no row at all (rows are made at the first count, see migration
+    /// 6): such a row is created here for a subscriber that exists, so that a first broadcast's
+    /// page is one statement too. A row another transaction created meanwhile is left alone
+    /// (`ON CONFLICT DO NOTHING`), its id not returned.
     static let badgeIncrement = """
-        UPDATE badges AS b SET badge = e.new
-        FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[]) AS e(id, expected, expected_null, new)
-        WHERE b.subscriber_id = ANY($1::text[]) AND b.subscriber_id = e.id
-          AND CASE WHEN e.expected_null THEN b.badge IS NULL ELSE b.badge = e.expected END
-        RETURNING b.subscriber_id
+        WITH updated AS (
+            UPDATE badges AS b SET badge = e.new
+            FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[]) AS e(id, expected, expected_null, new)
+            WHERE b.subscriber_id = ANY($1::text[]) AND b.subscriber_id = e.id
+              AND CASE WHEN e.expected_null THEN b.badge IS NULL ELSE b.badge = e.expected END
+            RETURNING b.subscriber_id
+        ), created AS (
+            INSERT INTO badges (subscriber_id, badge)
+            SELECT e.id, e.new FROM unnest($1::text[], $3::bool[], $4::text[]) AS e(id, expected_null, new)
+            WHERE e.expected_null
+              AND EXISTS (SELECT 1 FROM subscribers WHERE subscribers.id = e.id)
+              AND NOT EXISTS (SELECT 1 FROM badges WHERE badges.subscriber_id = e.id)
+            ORDER BY e.id
+            ON CONFLICT (subscriber_id) DO NOTHING
+            RETURNING subscriber_id
+        )
+        SELECT subscriber_id FROM updated UNION ALL SELECT subscriber_id FROM created
         """
 
     /// Increments a page of badges with one statement when they are as the caller read them (the
-    /// usual case), and up to two more a round for those that changed meanwhile or have no row
-    /// yet. ``BadgeLogic`` holds the rule, so the new values are computed here and bound as arrays.
+    /// usual case), and up to two more a round for those that changed meanwhile. ``BadgeLogic``
+    /// holds the rule, so the new values are computed here and bound as arrays.
     public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
         guard !expectations.isEmpty else { return [] }
         // An id listed twice is incremented once: its first listing answers for every listing.

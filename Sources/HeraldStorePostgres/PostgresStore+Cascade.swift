@@ -54,7 +54,7 @@ extension PostgresStore {
     /// - Returns: the badge rows deleted.
     @discardableResult
     static func sweepBadgeLeftovers(olderThan age: Duration, on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+        let seconds = Double(age.components.seconds)  // whole seconds are precise enough here
         let rows = try await connection.query("""
             WITH due AS (
                 DELETE FROM badge_leftovers WHERE deleted <= now() - make_interval(secs => \(seconds)) RETURNING subscriber_id
