@@ -23,6 +23,9 @@ struct DeliveryAttempt: Sendable {
     var maxAttempts: Int?
     /// The queued delivery this attempt comes from, if any.
     var retryID: Int64?
+    /// Whether a success resets the subscriber's failure counter: it was above 0 as read
+    /// (``DeliveryRecord/resetsFailures``).
+    var resetsFailures: Bool
 
     /// An attempt for a subscriber as stored when it was prepared.
     init(subscriber: Subscriber, silent: Bool, badge: Int?, attemptsBefore: Int, maxAttempts: Int? = nil, retryID: Int64?) {
@@ -36,6 +39,7 @@ struct DeliveryAttempt: Sendable {
         self.badge = badge
         self.attemptsBefore = attemptsBefore
         self.retryID = retryID
+        self.resetsFailures = subscriber.failures != 0
     }
 
     /// An attempt for a raw token of `proto`.
@@ -46,6 +50,7 @@ struct DeliveryAttempt: Sendable {
         self.silent = false
         self.attemptsBefore = attemptsBefore
         self.retryID = retryID
+        self.resetsFailures = false
     }
 
     /// Where the provider sends it, as a delivery of `publishID`.

@@ -105,7 +105,7 @@ extension DeliveryEngine {
             }
             settlement.records.append(DeliveryRecord(
                 subscriberID: attempt.subscriberID, origin: context.origin, reference: context.reference, proto: attempt.proto, token: attempt.token,
-                statisticsEvent: context.statisticsEvent, effect: effect, deadLetter: deadLetter))
+                statisticsEvent: context.statisticsEvent, effect: effect, deadLetter: deadLetter, resetsFailures: attempt.resetsFailures))
         }
         /// Tries again at `dueAt` with `attemptsMade` counted, unless the notification expires or grows too old first.
         func retry(attemptsMade: Int, dueAt: Int64, reason: String, status: Int?) -> Bool {

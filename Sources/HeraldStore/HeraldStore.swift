@@ -517,6 +517,15 @@ public struct DeliveryRecord: Sendable, Equatable {
     /// What to keep as a dead letter if the effect is a failure (`failed` or `subscriberFailure`);
     /// `nil` keeps none.
     public var deadLetter: DeadLetterContent?
+    /// Whether a `delivered` effect resets the subscriber's failure counter: `false` when the
+    /// counter was 0 as read with the subscriber for this delivery.
+    ///
+    /// The reset is then not written: nearly every delivery of a fan-out finds a counter of 0,
+    /// and writing the page's resets cost a statement with every member's id at every settlement.
+    /// A failure counted by a concurrent delivery since the read is kept, as if it had come after
+    /// this one: concurrent deliveries' outcomes have no order of their own. A failure earlier in
+    /// the same batch of records is still reset (``FailureCounterChanges``).
+    public var resetsFailures: Bool
 
     /// What a delivery does to its subscriber and the statistics.
     public enum Effect: Sendable, Equatable {
@@ -535,8 +544,9 @@ public struct DeliveryRecord: Sendable, Equatable {
     /// Creates a record.
     public init(
         subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, reference: String? = nil, proto: String, token: String,
-        statisticsEvent: EventName?, effect: Effect, deadLetter: DeadLetterContent? = nil
+        statisticsEvent: EventName?, effect: Effect, deadLetter: DeadLetterContent? = nil, resetsFailures: Bool = true
     ) {
+        self.resetsFailures = resetsFailures
         self.reference = reference
         self.subscriberID = subscriberID
         self.origin = origin

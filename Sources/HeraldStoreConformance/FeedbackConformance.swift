@@ -56,6 +56,32 @@ public enum FeedbackConformance {
         }
     }
 
+    /// a success whose counter was read as 0 writes no reset, but resets failures earlier in its records
+    public static func resetsOnlyCountersReadAboveZero(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let s = try await subscribers(store, count: 4)
+            let failure = DeliveryRecord.Effect.subscriberFailure(reason: "x", status: nil)
+            func unread(_ subscriber: Subscriber) -> DeliveryRecord {
+                var success = record(subscriber, .delivered)
+                success.resetsFailures = false
+                return success
+            }
+            // Failures counted after the deliveries' reads (which found 0).
+            _ = try await store.record([record(s[0], failure), record(s[2], failure)], maxFailures: 5, now: TestTime.t0)
+            // Successes only (each backend's usual page): the counter read as 0 is not reset.
+            _ = try await store.record([unread(s[0]), record(s[2], .delivered)], maxFailures: 5, now: TestTime.t0)
+            #expect(try await store.subscriber(s[0].id)?.failures == 1, "counted after the read, kept")
+            #expect(try await store.subscriber(s[2].id)?.failures == 0, "read above 0, reset")
+            // With failures in the batch: the same, and a failure earlier in the records is reset.
+            _ = try await store.record(
+                [unread(s[0]), record(s[1], failure), unread(s[1]), record(s[3], failure)], maxFailures: 5, now: TestTime.t0)
+            #expect(try await store.subscriber(s[0].id)?.failures == 1)
+            #expect(try await store.subscriber(s[1].id)?.failures == 0, "its failure came earlier in the records")
+            #expect(try await store.subscriber(s[3].id)?.failures == 1)
+            #expect(try await store.statistics(of: event("e"))?.delivered == 4)
+        }
+    }
+
     /// failure counters follow the records in order
     public static func counterOrder(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

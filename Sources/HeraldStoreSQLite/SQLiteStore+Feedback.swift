@@ -201,8 +201,9 @@ extension SQLiteStore {
         if !anySubscriberFailure {
             // Successes only reset counters (the common case: a page of successes), which needs no
             // per-subscriber bookkeeping; a subscriber listed twice is harmless in the `IN` list.
+            // Counters read as 0 are left as they are (``DeliveryRecord/resetsFailures``).
             let delivered = records.compactMap { record -> String? in
-                if case .delivered = record.effect { record.subscriberID?.rawValue } else { nil }
+                if case .delivered = record.effect, record.resetsFailures { record.subscriberID?.rawValue } else { nil }
             }
             try resetFailureCounters(of: delivered, in: db)
             return [:]

@@ -1,5 +1,7 @@
 import Foundation
+import HeraldCore
 import HeraldSimulators
+import HeraldStore
 import HeraldTestSupport
 import Synchronization
 import Testing
@@ -161,6 +163,26 @@ import Testing
                 #expect(requests.first?.body == #"{"event":"test","title":{},"message":{"default":"Test"},"data":{"test":"ok"}}"#)
                 #expect(try await herald.request(.POST, "/subscriber/invalidid/test").status == 404)
                 #expect(try await herald.request(.GET, "/event/test").status == 404, "a test push touches no statistics")
+            }
+        }
+    }
+
+    @Test func aDeliveryResetsAFailingSubscribersCounter() async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                let id = SubscriberID(rawValue: try await Fixtures.register(herald, url: receiver.url("/f")))
+                #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/f").status == 201)
+                let store = herald.application.store
+                let subscriber = try #require(try await store.subscriber(id))
+                let failure = DeliveryRecord(
+                    subscriberID: id, proto: subscriber.proto, token: subscriber.token, statisticsEvent: nil,
+                    effect: .subscriberFailure(reason: "earlier", status: 503))
+                _ = try await store.record([failure], maxFailures: 0, now: subscriber.updated)
+                #expect(try await store.subscriber(id)?.failures == 1)
+                // The fan-out reads the counter with the subscriber; above 0, its success resets it.
+                #expect(try await herald.request(.POST, "/event/f", form: "msg=1").status == 204)
+                _ = try await receiver.waitFor(count: 1)
+                try await eventually { try await store.subscriber(id)?.failures == 0 }
             }
         }
     }

@@ -145,6 +145,8 @@ struct FeedbackConformanceTests {
     func delivered() async throws { try await FeedbackConformance.delivered(backend) }
     @Test("a page of successes resets its own failing subscribers only, beside failures in the same page")
     func resetsBesideFailures() async throws { try await FeedbackConformance.resetsBesideFailures(backend) }
+    @Test("a success whose counter was read as 0 writes no reset, but resets failures earlier in its records")
+    func resetsOnlyCountersReadAboveZero() async throws { try await FeedbackConformance.resetsOnlyCountersReadAboveZero(backend) }
     @Test("failure counters follow the records in order")
     func counterOrder() async throws { try await FeedbackConformance.counterOrder(backend) }
     @Test("subscriber failures unregister at maxFailures with reason failures:<n>")

@@ -2,7 +2,9 @@ import HeraldCore
 
 /// What a page of delivery records does to the failure counters, decided apart from any
 /// database: a success resets its subscriber's counter, a subscriber failure adds one, in the
-/// records' order (so "failed, delivered, failed" leaves 1).
+/// records' order (so "failed, delivered, failed" leaves 1). A success whose counter was read
+/// as 0 (``DeliveryRecord/resetsFailures`` false) resets only what failures earlier in the
+/// records added.
 ///
 /// Both backends write the two parts with one statement each: the pure resets (usually the whole
 /// page) through the partial index of failing subscribers, and the counted failures.
@@ -35,7 +37,8 @@ public struct FailureCounterChanges: Sendable {
             // ids seen replaces the per-subscriber bookkeeping below.
             var seen = Set<String>(minimumCapacity: records.count)
             for index in records.indices {
-                guard case .delivered = records[index].effect, let id = records[index].subscriberID?.rawValue, seen.insert(id).inserted
+                guard case .delivered = records[index].effect, records[index].resetsFailures,
+                    let id = records[index].subscriberID?.rawValue, seen.insert(id).inserted
                 else { continue }
                 resetsOnly.append(id)
             }
@@ -47,7 +50,11 @@ public struct FailureCounterChanges: Sendable {
             guard let id = record.subscriberID?.rawValue else { continue }
             switch record.effect {
             case .delivered:
-                if changes[id] == nil { order.append(id) }
+                if changes[id] == nil {
+                    // Nothing earlier in the records to reset, and the counter was read as 0.
+                    guard record.resetsFailures else { continue }
+                    order.append(id)
+                }
                 changes[id] = (true, 0)
             case .subscriberFailure:
                 if changes[id] == nil { order.append(id) }
