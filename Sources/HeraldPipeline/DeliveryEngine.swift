@@ -64,16 +64,22 @@ public struct DeliveryEngine: Sendable {
         let job = tracker.job
         var unknownProviders: Set<String> = []
         var skipped: [FeedbackEntry] = []
-        var known: [AudienceMember] = []
-        let now = clock.nowSeconds()
-        for member in members {
-            if providers[member.subscriber.proto] == nil {
-                unknownProviders.insert(member.subscriber.proto)
-                skipped.append(FeedbackEntry(
-                    time: now, subscriberID: member.subscriber.id, origin: job.origin, proto: member.subscriber.proto,
-                    token: member.subscriber.token, status: nil, reason: "UnknownProvider", action: .skipped))
-            } else {
-                known.append(member)
+        // Members are read in place, by index, and the page is copied only when a provider is
+        // missing: copying each member copied (retained and released) all its strings.
+        var known = members
+        if members.contains(where: { providers[$0.subscriber.proto] == nil }) {
+            known = []
+            let now = clock.nowSeconds()
+            for index in members.indices {
+                let subscriber = members[index].subscriber
+                if providers[subscriber.proto] == nil {
+                    unknownProviders.insert(subscriber.proto)
+                    skipped.append(FeedbackEntry(
+                        time: now, subscriberID: subscriber.id, origin: job.origin, proto: subscriber.proto,
+                        token: subscriber.token, status: nil, reason: "UnknownProvider", action: .skipped))
+                } else {
+                    known.append(members[index])
+                }
             }
         }
         if !skipped.isEmpty {
@@ -95,12 +101,13 @@ public struct DeliveryEngine: Sendable {
         var attempts: [DeliveryAttempt] = []
         attempts.reserveCapacity(known.count)
         var gone: [SubscriberID] = []
-        for (member, badge) in zip(known, badges) {
-            guard let badge else {
-                gone.append(member.subscriber.id)  // deleted meanwhile
+        for index in known.indices {
+            guard let badge = badges[index] else {
+                gone.append(known[index].subscriber.id)  // deleted meanwhile
                 continue
             }
-            attempts.append(DeliveryAttempt(subscriber: member.subscriber, silent: member.silent, badge: badge, attemptsBefore: 0, retryID: nil))
+            attempts.append(DeliveryAttempt(
+                subscriber: known[index].subscriber, silent: known[index].silent, badge: badge, attemptsBefore: 0, retryID: nil))
         }
         if !gone.isEmpty { settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
         let context = SettlementContext(
@@ -404,8 +411,8 @@ public struct DeliveryEngine: Sendable {
         var incrementAt: [Int] = []
         // Neighbours in a page mostly share a provider: comparing with the last one is cheaper than hashing.
         var last: (proto: String, counts: Bool)?
-        for member in members {
-            let proto = member.subscriber.proto
+        for index in members.indices {
+            let proto = members[index].subscriber.proto
             let counts: Bool
             if let last, last.proto == proto {
                 counts = last.counts
@@ -413,18 +420,18 @@ public struct DeliveryEngine: Sendable {
                 counts = providers[proto]?.countsBadges ?? false
                 last = (proto, counts)
             }
-            if counts && notification.incrementBadge && member.badgeIncremented {
+            if counts && notification.incrementBadge && members[index].badgeIncremented {
                 // Incremented by the store as it read the page; the badge read is the one before.
                 result.append(.some(BadgeLogic.badgeToSend(
-                    payloadBadge: notification.badge, storedBadge: member.subscriber.fields.badge, increment: true)))
+                    payloadBadge: notification.badge, storedBadge: members[index].subscriber.fields.badge, increment: true)))
             } else if counts && notification.incrementBadge {
                 // The page was just read: the store writes from these values unless they changed since.
                 incrementAt.append(result.count)
-                toIncrement.append(BadgeExpectation(id: member.subscriber.id, storedBadge: member.subscriber.fields.badge))
+                toIncrement.append(BadgeExpectation(id: members[index].subscriber.id, storedBadge: members[index].subscriber.fields.badge))
                 result.append(nil)
             } else if counts {
                 result.append(.some(BadgeLogic.badgeToSend(
-                    payloadBadge: notification.badge, storedBadge: member.subscriber.fields.badge, increment: false)))
+                    payloadBadge: notification.badge, storedBadge: members[index].subscriber.fields.badge, increment: false)))
             } else {
                 result.append(.some(nil))
             }

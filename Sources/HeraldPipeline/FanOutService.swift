@@ -128,7 +128,9 @@ public struct FanOutService: Service, CustomStringConvertible {
         func handOver(_ page: [AudienceMember]) -> PageHandOver {
             tracker.window.release(pageSize - page.count)
             guard let last = page.last?.subscriber.id else { return .end }
-            tracker.handOver(page.lazy.map(\.subscriber.id), through: last)
+            // Each id read in place: a key path over the members copied each one whole (its
+            // subscriber's strings retained and released) for one field.
+            tracker.handOver(page.indices.lazy.map { page[$0].subscriber.id }, through: last)
             cursor = last
             if first && job.pending.isEmpty { engine.warmUp(for: page) }
             first = false

@@ -187,6 +187,28 @@ import Testing
         }
     }
 
+    @Test func aMemberOfAProviderNoLongerConfiguredIsSkippedAndTheRestDelivered() async throws {
+        try await withHerald { herald in
+            try await withReceiver { receiver in
+                let kept = try await Fixtures.register(herald, url: receiver.url("/kept"))
+                #expect(try await herald.request(.POST, "/subscriber/\(kept)/subscriptions/u").status == 201)
+                // As registered while a provider now gone from the configuration was there.
+                let store = herald.application.store
+                let gone = try await store.register(
+                    SubscriberRegistration(proto: "removed", token: "t-removed"), now: 1_700_000_000).subscriber.id
+                _ = try await store.subscribe(gone, to: try #require(EventName("u")), ignoreMessage: false, now: 1_700_000_000)
+                #expect(try await herald.request(.POST, "/event/u", form: "msg=1").status == 204)
+                #expect(try await receiver.waitFor(count: 1).count == 1)
+                try await eventually {
+                    let entries = try await store.feedback(after: nil, since: nil, limit: 10)
+                    return entries.contains { $0.subscriberID == gone && $0.reason == "UnknownProvider" && $0.action == .skipped }
+                }
+                try await eventually { try await store.counts().jobs == 0 }
+                #expect(try await store.subscriber(gone) != nil, "skipped, not unregistered")
+            }
+        }
+    }
+
     @Test func failingWebhookIsUnregisteredAfterMaxFailures() async throws {
         let yaml = """
             delivery:

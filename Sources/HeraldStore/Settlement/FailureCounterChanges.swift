@@ -6,8 +6,9 @@ import HeraldCore
 /// as 0 (``DeliveryRecord/resetsFailures`` false) resets only what failures earlier in the
 /// records added.
 ///
-/// Both backends write the two parts with one statement each: the pure resets (usually the whole
-/// page) through the partial index of failing subscribers, and the counted failures.
+/// Both backends write the two parts with one statement each: the pure resets through the
+/// partial index of failing subscribers, and the counted failures. A page of successes to
+/// subscribers that were not failing has neither.
 public struct FailureCounterChanges: Sendable {
     /// One subscriber whose counter grows: whether it is reset first, and by how much it grows.
     public struct Counted: Sendable, Equatable {
