@@ -195,19 +195,6 @@ extension SQLiteStore {
     /// are not written.
     /// - Returns: the counters of the subscribers that reached `maxFailures` (none when it is 0).
     static func updateFailureCounters(_ records: [DeliveryRecord], maxFailures: Int, in db: Database) throws -> [String: Int] {
-        let anySubscriberFailure = records.contains { record in
-            if case .subscriberFailure = record.effect { true } else { false }
-        }
-        if !anySubscriberFailure {
-            // Successes only reset counters (the common case: a page of successes), which needs no
-            // per-subscriber bookkeeping; a subscriber listed twice is harmless in the `IN` list.
-            // Counters read as 0 are left as they are (``DeliveryRecord/resetsFailures``).
-            let delivered = records.compactMap { record -> String? in
-                if case .delivered = record.effect, record.resetsFailures { record.subscriberID?.rawValue } else { nil }
-            }
-            try resetFailureCounters(of: delivered, in: db)
-            return [:]
-        }
         let changes = FailureCounterChanges(records: records)
         // Resets alone only matter for counters that are not 0, which the partial index lists.
         try resetFailureCounters(of: changes.resetsOnly, in: db)

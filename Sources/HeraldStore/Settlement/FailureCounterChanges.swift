@@ -35,8 +35,9 @@ public struct FailureCounterChanges: Sendable {
         }
         guard anyFailure else {
             // The usual page, successes only: each subscriber's counter resets, and one set of the
-            // ids seen replaces the per-subscriber bookkeeping below.
-            var seen = Set<String>(minimumCapacity: records.count)
+            // ids seen replaces the per-subscriber bookkeeping below. Not sized for the page: a
+            // page of subscribers that were not failing lists none.
+            var seen = Set<String>()
             for index in records.indices {
                 guard case .delivered = records[index].effect, records[index].resetsFailures,
                     let id = records[index].subscriberID?.rawValue, seen.insert(id).inserted
