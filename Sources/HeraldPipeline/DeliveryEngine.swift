@@ -328,7 +328,7 @@ public struct DeliveryEngine: Sendable {
             let started = clock.nowMillis()
             // Outcomes are reported from the pool's threads, where `Task.isCancelled` says nothing
             // about this task: its cancellation is recorded for them.
-            let cancelled = CancellationFlag()
+            let cancelled = OneWayFlag()
             await withTaskCancellationHandler {
                 await provider.send(chunk) { slot, outcome in
                     compartment.budget.release(1)
@@ -455,15 +455,6 @@ public struct DeliveryEngine: Sendable {
         }
         return result
     }
-}
-
-/// Whether a task was cancelled, readable from the threads that report its deliveries' outcomes.
-private final class CancellationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    func set() { flag.store(true, ordering: .relaxed) }
-
-    var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// What queued deliveries are grouped by: they render once per content and settle per publish.

@@ -66,6 +66,11 @@ public final class PostgresStore: HeraldStore {
                 host: configuration.host, port: configuration.port, username: configuration.username,
                 password: configuration.password, database: configuration.database, tls: try configuration.clientTLS())
         clientConfiguration.options.maximumConnections = max(2, configuration.poolSize)
+        // One connection kept open, the rest opened on demand. A pool kept whole (all `poolSize`
+        // open from the start) would spare a fan-out's first pages opening theirs, but postgres-nio's
+        // pool traps on a precondition (`createNewDemandConnectionIfPossible`) when a request
+        // arrives while its connections fail during a database restart with a minimum above one:
+        // `NodesTests.aNodeSurvivesAPostgreSQLRestart` crashed the node in 6 runs of 7.
         clientConfiguration.options.minimumConnections = 1
         clientConfiguration.options.connectTimeout = configuration.connectTimeout
         // Herald's statements are short and set-based: compiling one (PostgreSQL's default above

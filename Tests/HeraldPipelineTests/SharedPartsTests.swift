@@ -59,4 +59,21 @@ import Testing
         let cuts = FanOutService.evenlyThinned(candidates, to: 7)
         #expect(cuts == (1...7).map { candidates[$0 * 10 - 1] })
     }
+
+    @Test func cutsFollowThePagesAlreadyRead() {
+        // 80 units; the pages read while the cuts were chosen passed the first 19 candidates:
+        // the 60 ahead make 61 units, cut into 8 parts again (two rounds of four workers).
+        let candidates = ids(79)
+        let cuts = FanOutService.cuts(of: candidates, after: SubscriberID(rawValue: "id0018z"), workers: 4, maxParts: 64)
+        #expect(cuts == FanOutService.evenlyThinned(Array(candidates[19...]), to: 7))
+        #expect(cuts.count == 7)
+        #expect(cuts.allSatisfy { $0 > SubscriberID(rawValue: "id0018z") })
+        // A candidate equal to the last member read is passed too (its part would begin after
+        // it); one candidate left makes two units, too few for a second part.
+        #expect(FanOutService.cuts(of: candidates, after: candidates[78], workers: 4, maxParts: 64).isEmpty)
+        #expect(FanOutService.cuts(of: candidates, after: candidates[77], workers: 4, maxParts: 64).isEmpty)
+        // Nothing read past the first candidate: the cuts are those of the whole audience.
+        #expect(FanOutService.cuts(of: candidates, after: SubscriberID(rawValue: "id"), workers: 4, maxParts: 64)
+            == FanOutService.evenlyThinned(candidates, to: 7))
+    }
 }
