@@ -195,6 +195,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The Choominator/CodexTextor pushd stand-in (compat.md §5): two UDP ports of plain JSON datagrams.
@@ -257,9 +258,6 @@ let package = Package(
                 "HeraldIntake",
                 "HeraldConfiguration",
                 "HeraldRedis",
-                "HeraldAPNs",
-                "HeraldWNS",
-                "HeraldGCMLegacy",
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -59,7 +59,10 @@ public struct APNsKind: ProviderKind {
                 throw ConfigurationError(key: options.keyPath("key_file"), "cannot read \(keyFile)")
             }
             do {
-                token = try await APNsProviderToken(keyPEM: pem, keyID: try options.requiredString("key_id"), teamID: try options.requiredString("team_id"))
+                let clock = environment.clock
+                token = try await APNsProviderToken(
+                    keyPEM: pem, keyID: try options.requiredString("key_id"), teamID: try options.requiredString("team_id"),
+                    now: { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) })
             } catch let error as ConfigurationError {
                 throw error
             } catch {
@@ -105,6 +108,6 @@ public struct APNsKind: ProviderKind {
         }
         return APNsProvider(
             name: name, settings: settings, renderer: renderer, pool: pool, otherEnvironmentPool: otherPool, token: token,
-            logger: environment.logger)
+            logger: environment.logger, clock: environment.clock)
     }
 }

@@ -44,16 +44,19 @@ public struct APNsProvider: PushProvider {
     private let token: APNsProviderToken?
     private let requestIDs = APNsRequestIDGenerator()
     private let logger: Logger
+    /// The store's clock, so rendered expirations agree with the pipeline's time.
+    private let clock: WallClock
 
     /// Creates a provider sending through `pool`, authenticated by `token` (or by the pool's client certificate);
     /// notifications for the environment other than `settings.environment` go through `otherEnvironmentPool`
-    /// when there is one.
+    /// when there is one; renders are stamped with `clock`.
     public init(
         name: String, settings: Settings, renderer: APNsPayloadRenderer, pool: HTTP2ConnectionPool,
-        otherEnvironmentPool: HTTP2ConnectionPool? = nil, token: APNsProviderToken?, logger: Logger
+        otherEnvironmentPool: HTTP2ConnectionPool? = nil, token: APNsProviderToken?, logger: Logger, clock: WallClock = .system
     ) {
         self.name = name
         self.settings = settings
+        self.clock = clock
         self.renderer = renderer
         self.pool = pool
         self.otherEnvironmentPool = otherEnvironmentPool
@@ -111,7 +114,7 @@ public struct APNsProvider: PushProvider {
     }
 
     public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<APNsMessage> {
-        var result = renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
+        var result = renderer.render(event, for: variant, now: clock.nowSeconds())
         if case .send(var message) = result {
             // Rendered once per variant and sent to many devices: the fields they share are built here,
             // with the provider token as it is now (a send checks that it still is).

@@ -37,7 +37,7 @@ public struct ApnsMSFrontEnd: FrontEndKind {
         let origin = DeliveryOrigin(name)
         let responder = ApnsMSResponder(
             notification: ApnsMSNotificationRoute(intake: intake, provider: settings.provider, origin: origin, logger: logger),
-            expiredDevices: ApnsMSExpiredDevicesRoute(store: intake.store, origin: origin, logger: logger),
+            expiredDevices: ApnsMSExpiredDevicesRoute(store: context.feedback, origin: origin, logger: logger),
             acl: acl, rateLimiter: context.rateLimiter)
         let bound = context.bound
         let port = settings.port

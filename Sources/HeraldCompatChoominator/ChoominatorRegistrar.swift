@@ -31,17 +31,13 @@ struct ChoominatorRegistrar: ChoominatorHandler {
         }
         do {
             // An existing subscription keeps its option: a REST client may have made it silent on purpose.
-            if try await intake.store.subscription(of: subscriber.id, to: registration.group) == nil {
-                let result = try await intake.store.subscribe(
-                    subscriber.id, to: registration.group, ignoreMessage: false, now: intake.clock.nowSeconds())
-                if result == .unknownSubscriber {
-                    // Deleted between the two statements (by the REST API or an unregistration): so be it.
-                    logger.debug("Choominator device deleted while registering", metadata: ["subscriber": "\(subscriber.id)"])
-                }
+            let result = try await intake.subscribe(subscriber.id, to: registration.group, ignoreMessage: false, keepingOption: true)
+            if result == .unknownSubscriber {
+                // Deleted since it was registered (by the REST API or an unregistration): so be it.
+                logger.debug("Choominator device deleted while registering", metadata: ["subscriber": "\(subscriber.id)"])
             }
         } catch {
-            logger.error("cannot store a subscription", metadata: ["error": "\(error)", "subscriber": "\(subscriber.id)"])
-            throw .refused(.unavailable)
+            throw .refused(error)
         }
         return "accepted"
     }

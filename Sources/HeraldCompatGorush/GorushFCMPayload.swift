@@ -84,6 +84,18 @@ enum GorushFCMPayload {
         return (message, "/topics/" + topic)
     }
 
+    /// A protobuf `Duration` string for `nanoseconds` (clamped to 0 ... four weeks), exact to the
+    /// nanosecond: 3,500,000,000 is `"3.5s"`, as FCM reads it (compat.md §6.5).
+    static func durationString(nanoseconds: Int64) -> String {
+        let clamped = min(max(nanoseconds, 0), maximumTTLSeconds * 1_000_000_000)
+        let (seconds, fraction) = clamped.quotientAndRemainder(dividingBy: 1_000_000_000)
+        guard fraction > 0 else { return "\(seconds)s" }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 9 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(seconds).\(digits)s"
+    }
+
     /// `derived` with `overrides` laid over it, key by key; `android.ttl` given as an integer of
     /// nanoseconds (what gorush's Go types produce) becomes a duration string.
     static func merged(
@@ -93,7 +105,7 @@ enum GorushFCMPayload {
         for (key, value) in overrides {
             var value = value
             if key == "ttl", case .number(let literal) = value, let nanoseconds = Int64(literal) {
-                value = .string("\(min(max(nanoseconds / 1_000_000_000, 0), maximumTTLSeconds))s")
+                value = .string(durationString(nanoseconds: nanoseconds))
             }
             if let index = result.firstIndex(where: { $0.key == key }) {
                 result[index].value = value

@@ -15,6 +15,8 @@ struct Push2mobAPNsHandler: Push2mobSocketHandler {
 
     var socket: String { "apns" }
     let intake: Intake
+    /// Where its `feedback` command takes its socket's entries from.
+    let feedback: any FrontEndFeedback
     let provider: String
     let origin: DeliveryOrigin
     let ids: Push2mobIDCounter
@@ -53,7 +55,7 @@ struct Push2mobAPNsHandler: Push2mobSocketHandler {
         let entries: [FeedbackEntry]
         do {
             // DeviceTokenNotForTopic is a failure, not a dead token, in Herald's log: both are taken.
-            entries = try await intake.store.takeFeedback(origin: origin, actions: [.invalid, .failed], limit: Self.feedbackLimit)
+            entries = try await feedback.takeFeedback(origin: origin, actions: [.invalid, .failed], limit: Self.feedbackLimit)
         } catch {
             logger.error("push2mob cannot read its APNs feedback", metadata: ["error": "\(error)"])
             throw Push2mobRefusal(refusal: .unavailable)

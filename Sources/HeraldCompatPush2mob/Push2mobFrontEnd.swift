@@ -38,16 +38,17 @@ public struct Push2mobFrontEnd: FrontEndKind {
         var services: [any Service] = []
         if let provider = settings.apnsProvider {
             let handler = Push2mobAPNsHandler(
-                intake: intake, provider: provider, origin: Self.apnsOrigin, ids: Push2mobIDCounter(), tokenFormat: settings.tokenFormat,
-                logger: logger)
+                intake: intake, feedback: context.feedback, provider: provider, origin: Self.apnsOrigin, ids: Push2mobIDCounter(),
+                tokenFormat: settings.tokenFormat, logger: logger)
             services.append(Push2mobSocketService(
                 endpoint: settings.apnsBind, key: section.keyPath("apns_bind"), handler: handler, acl: acl, rateLimiter: context.rateLimiter,
                 metrics: metrics, logger: logger, onBound: { bound("push2mob.apns", Self.port(of: $0)) }))
         }
         if let provider = settings.gcmProvider {
             let handler = Push2mobGCMHandler(
-                intake: intake, provider: provider, legacy: intake.providers[provider]?.kind == "gcm-legacy", origin: Self.gcmOrigin,
-                ids: Push2mobIDCounter(), filter: Push2mobGCMFilter(store: intake.store, origin: Self.gcmOrigin), logger: logger)
+                intake: intake, feedback: context.feedback, provider: provider, legacy: intake.providers[provider]?.kind == "gcm-legacy",
+                origin: Self.gcmOrigin, ids: Push2mobIDCounter(), filter: Push2mobGCMFilter(store: context.feedback, origin: Self.gcmOrigin),
+                logger: logger)
             services.append(Push2mobSocketService(
                 endpoint: settings.gcmBind, key: section.keyPath("gcm_bind"), handler: handler, acl: acl, rateLimiter: context.rateLimiter,
                 metrics: metrics, logger: logger, onBound: { bound("push2mob.gcm", Self.port(of: $0)) }))

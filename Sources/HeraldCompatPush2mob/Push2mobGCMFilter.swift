@@ -28,11 +28,11 @@ final class Push2mobGCMFilter: Sendable {
     }
 
     private let state = Mutex(State())
-    private let store: any HeraldStore
+    private let store: any FeedbackLog
     private let origin: DeliveryOrigin
 
     /// A filter on `origin`'s entries in `store`.
-    init(store: any HeraldStore, origin: DeliveryOrigin) {
+    init(store: any FeedbackLog, origin: DeliveryOrigin) {
         self.store = store
         self.origin = origin
     }

@@ -14,6 +14,8 @@ struct Push2mobGCMHandler: Push2mobSocketHandler {
 
     var socket: String { "gcm" }
     let intake: Intake
+    /// Where its `feedback` command takes its socket's entries from.
+    let feedback: any FrontEndFeedback
     let provider: String
     /// `true`: the provider speaks legacy GCM (`gcm-legacy`); `false`: FCM HTTP v1.
     let legacy: Bool
@@ -66,7 +68,7 @@ struct Push2mobGCMHandler: Push2mobSocketHandler {
     func feedback() async throws(Push2mobRefusal) -> String {
         let entries: [FeedbackEntry]
         do {
-            entries = try await intake.store.takeFeedback(
+            entries = try await feedback.takeFeedback(
                 origin: origin, actions: [.invalid, .failed, .replaced], limit: Self.feedbackLimit)
         } catch {
             logger.error("push2mob cannot read its GCM feedback", metadata: ["error": "\(error)"])

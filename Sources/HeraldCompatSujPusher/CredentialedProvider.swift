@@ -233,7 +233,7 @@ final class CredentialedProvider: PushProvider {
         for (index, delivery) in items {
             let token = delivery.target.token
             if isRememberedDead(token, key: key) {
-                logger.info("Skipping invalid token", metadata: ["token": "\(token.prefix(8))…"])
+                logger.info("Skipping invalid APN id", metadata: ["token": "\(token.prefix(8))…"])
                 report(index, DeliveryOutcome(.deadToken, reason: "Unregistered"))
                 continue
             }

@@ -1,11 +1,8 @@
 import Collections
 import Foundation
-import HeraldAPNs
 import HeraldConfiguration
 import HeraldCore
-import HeraldGCMLegacy
 import HeraldIntake
-import HeraldWNS
 import Logging
 import ServiceLifecycle
 
@@ -32,9 +29,21 @@ public struct SujPusherFrontEnd: FrontEndKind {
 
     /// The providers for credentials that come with messages: APNs certificates, WNS SIDs, legacy
     /// GCM API keys (when `legacy_gcm_endpoint` is set), and WPNS (MPNS), which needs none.
-    public func makeProviders(configuration: HeraldConfiguration, environment: ProviderEnvironment) async throws -> [any PushProvider] {
+    public func makeProviders(
+        configuration: HeraldConfiguration, environment: ProviderEnvironment, kinds: ProviderKindRegistry
+    ) async throws -> [any PushProvider] {
         guard let section = configuration.compat.sujPusher else { return [] }
         let settings = try SujPusherSettings(section: section)
+        func kind(_ name: String) throws(ConfigurationError) -> any ProviderKind {
+            guard let kind = kinds.kind(named: name) else {
+                throw ConfigurationError(key: "compat.suj_pusher", "needs the provider kind \"\(name)\", which this build lacks")
+            }
+            return kind
+        }
+        let apns = try kind("apns")
+        let wns = try kind("wns")
+        let mpns = try kind("mpns")
+        let gcmLegacy = try settings.legacyGCMEndpoint.map { _ throws(ConfigurationError) in try kind("gcm-legacy") }
         var logger = environment.logger
         logger[metadataKey: "front_end"] = "\(name)"
         var providers: [any PushProvider] = []
@@ -50,7 +59,7 @@ public struct SujPusherFrontEnd: FrontEndKind {
                 "environment": .scalar(environmentName), "cert": .scalar(pem), "cert_key": .scalar(pem),
             ]
             if let endpoint = settings.apnsEndpoints[environmentName] { options["endpoint"] = .scalar(endpoint) }
-            return try await APNsKind().makeProvider(
+            return try await apns.makeProvider(
                 name: SujPusherRouter.apnsProvider, options: ConfigSection(path: "compat.suj_pusher", values: options),
                 environment: environment)
         })
@@ -64,11 +73,11 @@ public struct SujPusherFrontEnd: FrontEndKind {
                 "client_secret": .scalar(selectors[SujPusherRouter.secretHeader] ?? ""),
             ]
             if let endpoint = settings.wnsTokenEndpoint { options["token_endpoint"] = .scalar(endpoint) }
-            return try await WNSKind().makeProvider(
+            return try await wns.makeProvider(
                 name: SujPusherRouter.wnsProvider, options: ConfigSection(path: "compat.suj_pusher", values: options), environment: environment)
         })
 
-        if let endpoint = settings.legacyGCMEndpoint {
+        if let endpoint = settings.legacyGCMEndpoint, let gcmLegacy {
             providers.append(CredentialedProvider(
                 name: SujPusherRouter.gcmProvider, kind: "gcm-legacy", selectorHeaders: [SujPusherRouter.apiKeyHeader],
                 idleTimeout: Self.idleTimeout, logger: logger
@@ -76,7 +85,7 @@ public struct SujPusherFrontEnd: FrontEndKind {
                 let options: OrderedDictionary<String, ConfigValue> = [
                     "endpoint": .scalar(endpoint), "api_key": .scalar(selectors[SujPusherRouter.apiKeyHeader] ?? ""),
                 ]
-                return try await GCMLegacyKind().makeProvider(
+                return try await gcmLegacy.makeProvider(
                     name: SujPusherRouter.gcmProvider, options: ConfigSection(path: "compat.suj_pusher", values: options),
                     environment: environment)
             })
@@ -85,7 +94,7 @@ public struct SujPusherFrontEnd: FrontEndKind {
         // MPNS is shut down: its channels answer 404/410, and the failures are recorded.
         var wpnsOptions: OrderedDictionary<String, ConfigValue> = ["type": .scalar("raw")]
         if let endpoint = settings.wpnsEndpoint { wpnsOptions["endpoint"] = .scalar(endpoint) }
-        providers.append(try await MPNSKind().makeProvider(
+        providers.append(try await mpns.makeProvider(
             name: SujPusherRouter.wpnsProvider, options: ConfigSection(path: "compat.suj_pusher", values: wpnsOptions),
             environment: environment))
         return providers
@@ -103,7 +112,7 @@ public struct SujPusherFrontEnd: FrontEndKind {
             intake: intake, router: router,
             metrics: FrontEndRequestCounter(label: "herald_suj_pusher_messages_total", sourceDimension: "input", factory: context.metricsFactory),
             logger: logger)
-        let store = intake.store
+        let store = context.leases
         let owner = store.restartStableOwner
             ?? "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(UUID().uuidString.lowercased())"
         let leases = SujPusherLeases(store: store, owner: owner, logger: logger)

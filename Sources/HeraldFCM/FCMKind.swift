@@ -69,7 +69,7 @@ public struct FCMKind: ProviderKind {
         let pool = HTTP2ConnectionPool(configuration: poolConfiguration, logger: environment.logger)
         return FCMProvider(
             name: name, settings: settings, pool: pool, signer: signer, tokenEndpoint: tokenEndpoint,
-            httpClient: httpClient, logger: environment.logger)
+            httpClient: httpClient, logger: environment.logger, clock: environment.clock)
     }
 
     /// The inline `service_account`: the key file's JSON text, or the same fields written as a YAML mapping.

@@ -40,17 +40,20 @@ public struct FCMProvider: PushProvider {
     private let tokens: FCMAccessTokenSource
     private let httpClient: HTTPClient
     private let logger: Logger
+    /// The store's clock, so rendered expirations agree with the pipeline's time.
+    private let clock: WallClock
 
     /// Creates a provider sending through `pool`, exchanging `signer`'s assertions at `tokenEndpoint` with
-    /// `httpClient`, which it shuts down with itself.
+    /// `httpClient`, which it shuts down with itself; renders are stamped with `clock`.
     public init(
         name: String, settings: Settings, pool: HTTP2ConnectionPool, signer: FCMAssertionSigner,
-        tokenEndpoint: String, httpClient: HTTPClient, logger: Logger
+        tokenEndpoint: String, httpClient: HTTPClient, logger: Logger, clock: WallClock = .system
     ) {
         var logger = logger
         logger[metadataKey: "provider"] = "\(name)"
         self.name = name
         self.settings = settings
+        self.clock = clock
         self.path = "/v1/projects/\(settings.projectID)/messages:send"
         self.renderer = FCMMessageRenderer(logger: logger)
         self.pool = pool
@@ -100,7 +103,7 @@ public struct FCMProvider: PushProvider {
     }
 
     public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<FCMMessage> {
-        renderer.render(event, for: variant, now: Int64(Date().timeIntervalSince1970))
+        renderer.render(event, for: variant, now: clock.nowSeconds())
     }
 
     /// Sends a page of deliveries as one batch through the pool with one access token; sends

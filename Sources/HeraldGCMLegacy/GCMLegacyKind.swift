@@ -45,7 +45,7 @@ public struct GCMLegacyKind: ProviderKind {
         if let limit = try options.int("max_concurrent", in: 1...100_000) { settings.maxConcurrentDeliveries = limit }
 
         let tls = try options.outboundTLS(environment: environment)
-        return GCMLegacyProvider(name: name, settings: settings, tls: tls, logger: environment.logger)
+        return GCMLegacyProvider(name: name, settings: settings, tls: tls, logger: environment.logger, clock: environment.clock)
     }
 
 }

@@ -51,11 +51,15 @@ public struct GCMLegacyProvider: PushProvider {
     private let client: HTTPClient
     private let batcher: GCMLegacyBatcher
     private let logger: Logger
+    /// The store's clock, so rendered expirations agree with the pipeline's time.
+    private let clock: WallClock
 
-    /// Creates a provider with its own HTTP client; `tls` is the client configuration (trust roots).
-    public init(name: String, settings: Settings, tls: TLSConfiguration, logger: Logger) {
+    /// Creates a provider with its own HTTP client; `tls` is the client configuration (trust roots); renders are
+    /// stamped with `clock`.
+    public init(name: String, settings: Settings, tls: TLSConfiguration, logger: Logger, clock: WallClock = .system) {
         self.name = name
         self.settings = settings
+        self.clock = clock
         var logger = logger
         logger[metadataKey: "provider"] = "\(name)"
         self.logger = logger
@@ -101,7 +105,7 @@ public struct GCMLegacyProvider: PushProvider {
         if !skipped.isEmpty {
             logger.debug("data keys reserved by GCM are not sent", metadata: ["keys": "\(skipped.joined(separator: ","))"])
         }
-        return renderer.render(notification, for: variant, now: Int64(Date().timeIntervalSince1970))
+        return renderer.render(notification, for: variant, now: clock.nowSeconds())
     }
 
     public func send(_ message: GCMLegacyMessage, to target: DeliveryTarget) async -> DeliveryOutcome {

@@ -17,6 +17,8 @@ public struct PushdImportReport: Sendable, Equatable {
     public var skippedExamples: [PushdSkipReason: [String]] = [:]
     /// Imported subscribers whose `proto` is not a configured provider, by proto (skipped at delivery, §6.2).
     public var unknownProtocols: [String: Int] = [:]
+    /// Up to ``exampleLimit`` ids per proto of ``unknownProtocols``.
+    public var unknownProtocolExamples: [String: [String]] = [:]
     /// Subscriptions written (or, on a dry run, valid).
     public var subscriptions = 0
     /// Subscriptions skipped, by reason (`invalid event name`, `non-numeric options`).
@@ -48,6 +50,14 @@ public struct PushdImportReport: Sendable, Equatable {
         }
     }
 
+    /// Counts an imported subscriber whose proto is not a configured provider.
+    mutating func countUnknownProtocol(_ proto: String, id: String) {
+        unknownProtocols[proto, default: 0] += 1
+        if unknownProtocolExamples[proto, default: []].count < Self.exampleLimit {
+            unknownProtocolExamples[proto, default: []].append(id)
+        }
+    }
+
     /// The summary printed at the end, one fact per line.
     public var summary: String {
         var lines: [String] = []
@@ -65,7 +75,10 @@ public struct PushdImportReport: Sendable, Equatable {
             lines.append("  skipped \(count): \(reason.rawValue)" + (examples.isEmpty ? "" : " (e.g. \(examples))"))
         }
         for (proto, count) in unknownProtocols.sorted(by: { $0.key < $1.key }) {
-            lines.append("  \(verb) \(count) with proto \"\(proto)\", which is not a configured provider (skipped at delivery until configured)")
+            let examples = unknownProtocolExamples[proto, default: []].joined(separator: ", ")
+            lines.append(
+                "  \(verb) \(count) with proto \"\(proto)\", which is not a configured provider (skipped at delivery until configured)"
+                    + (examples.isEmpty ? "" : " (e.g. \(examples))"))
         }
         if !unknownProtocols.isEmpty {
             // Normalization follows the configured kind: an APNs provider missing from the

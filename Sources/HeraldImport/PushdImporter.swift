@@ -189,7 +189,7 @@ public struct PushdImporter: Sendable {
             report.subscriptions += subscribers.reduce(0) { $0 + $1.subscriptions.count }
         }
         for subscriber in written {
-            if options.providerKinds[subscriber.proto] == nil { report.unknownProtocols[subscriber.proto, default: 0] += 1 }
+            if options.providerKinds[subscriber.proto] == nil { report.countUnknownProtocol(subscriber.proto, id: subscriber.id.rawValue) }
             for subscription in subscriber.subscriptions {
                 subscribedEvents.insert(subscription.event.rawValue)
             }

@@ -33,12 +33,8 @@ extension Intake {
         try await gate.admit()
         var payload = payload
         payload.publishID = DeliveryContent.newPublishID()
-        let result: EnqueueResult
-        do {
-            result = try await store.enqueue(.groups(events, proto: proto), content: .prepared(payload), origin: origin, now: clock.nowSeconds())
-        } catch {
-            logger.error("cannot store a publish", metadata: ["error": "\(error)", "origin": "\(origin)"])
-            throw .unavailable
+        let result = try await committing("cannot store a publish", metadata: ["origin": "\(origin)"]) {
+            try await store.enqueue(.groups(events, proto: proto), content: .prepared(payload), origin: origin, now: clock.nowSeconds())
         }
         if case .queued(let jobID) = result { return jobID }
         return nil

@@ -10,8 +10,8 @@ import Synchronization
 /// The HTTP routes, the UDP port and every compat front-end call these operations and map
 /// ``IntakeError`` to their own wire form; none has a delivery path of its own.
 public struct Intake: Sendable {
-    /// The store everything is committed to.
-    public let store: any HeraldStore
+    /// The store everything is committed to: only through the intake's operations.
+    let store: any HeraldStore
     /// The configured providers, for token validation.
     public let providers: ProviderSet
     let gate: BacklogGate
@@ -108,13 +108,7 @@ public struct Intake: Sendable {
         let request = PublishRequest(
             audience: audience, content: .event(notification), origin: origin, event: event.rawValue, dueAt: schedule?.dueAt,
             idempotency: idempotency)
-        let result: EnqueueResult
-        do {
-            result = try await store.enqueue(request, now: now)
-        } catch {
-            logger.error("cannot store a publish", metadata: ["error": "\(error)"])
-            throw .unavailable
-        }
+        let result = try await committing("cannot store a publish") { try await store.enqueue(request, now: now) }
         switch result {
         case .unknownSubscriber:
             if case .unicast(let id) = event.audience { throw .unknownSubscriber(id) }
@@ -137,12 +131,7 @@ public struct Intake: Sendable {
     /// The receipt of a publish.
     /// - Throws: ``IntakeError/Code/unknownPublish`` when there is none.
     public func receipt(of id: String) async throws(IntakeError) -> PublishStatus {
-        let status: PublishStatus?
-        do {
-            status = try await store.receipt(of: id)
-        } catch {
-            throw .unavailable
-        }
+        let status = try await committing { try await store.receipt(of: id) }
         guard let status else { throw .unknownPublish(id) }
         return status
     }
@@ -150,12 +139,7 @@ public struct Intake: Sendable {
     /// Cancels a scheduled publish.
     /// - Throws: ``IntakeError/Code/unknownPublish`` or ``IntakeError/Code/notScheduled``.
     public func cancelPublish(_ id: String) async throws(IntakeError) {
-        let result: CancelResult
-        do {
-            result = try await store.cancelPublish(id, now: clock.nowSeconds())
-        } catch {
-            throw .unavailable
-        }
+        let result = try await committing { try await store.cancelPublish(id, now: clock.nowSeconds()) }
         switch result {
         case .cancelled: return
         case .unknown: throw .unknownPublish(id)
@@ -176,23 +160,14 @@ public struct Intake: Sendable {
         let publishID = DeliveryContent.newPublishID()
         notification.publishID = publishID
         try await gate.admit()
-        let result: EnqueueResult
-        do {
-            result = try await store.enqueue(.test(id), notification: notification, now: clock.nowSeconds())
-        } catch {
-            throw .unavailable
-        }
+        let result = try await committing { try await store.enqueue(.test(id), notification: notification, now: clock.nowSeconds()) }
         guard case .queued = result else { throw .unknownSubscriber(id) }
     }
 
     /// Deletes an event (§4.16).
     /// - Returns: `false` when there was nothing to delete.
     public func deleteEvent(_ event: EventName) async throws(IntakeError) -> Bool {
-        do {
-            return try await store.deleteEvent(event)
-        } catch {
-            throw .unavailable
-        }
+        try await committing { try await store.deleteEvent(event) }
     }
 
     // MARK: - Registering
@@ -229,12 +204,7 @@ public struct Intake: Sendable {
         proto: String, token: NormalizedToken, fields: SubscriberFields
     ) async throws(IntakeError) -> (subscriber: Subscriber, created: Bool) {
         let registration = SubscriberRegistration(proto: proto, token: token.token, identity: token.identity, fields: fields)
-        do {
-            return try await store.register(registration, now: clock.nowSeconds())
-        } catch {
-            logger.error("cannot store a registration", metadata: ["error": "\(error)"])
-            throw .unavailable
-        }
+        return try await committing("cannot store a registration") { try await store.register(registration, now: clock.nowSeconds()) }
     }
 
     // MARK: - Raw sends
@@ -316,18 +286,14 @@ public struct Intake: Sendable {
         let now = clock.nowSeconds()
         var payload = send.payload
         payload.publishID = DeliveryContent.newPublishID()
-        let content = DeliveryContent.prepared(payload)
+        // A raw send counts in no statistics row and has no receipt.
+        let publication = Publication(content: .prepared(payload), origin: send.origin, statisticsEvent: nil, publishedAt: now)
         let deliveries = tokens.map { token in
             QueuedDelivery(
-                recipient: .token(proto: send.proto, token: token), origin: send.origin, statisticsEvent: nil, notification: content,
-                silent: false, badge: nil, attempts: 0, maxAttempts: send.maxAttempts, dueAt: nowMillis, publishedAt: now, lastReason: nil)
+                recipient: .token(proto: send.proto, token: token), publication: publication, silent: false, badge: nil, attempts: 0,
+                maxAttempts: send.maxAttempts, dueAt: nowMillis, lastReason: nil)
         }
-        do {
-            try await store.scheduleRetries(deliveries)
-        } catch {
-            logger.error("cannot store a raw send", metadata: ["error": "\(error)", "origin": "\(send.origin)"])
-            throw .unavailable
-        }
+        try await committing("cannot store a raw send", metadata: ["origin": "\(send.origin)"]) { try await store.scheduleRetries(deliveries) }
         return deliveries.count
     }
 }

@@ -13,6 +13,8 @@ public struct DeliveryEngine: Sendable {
     let store: any HeraldStore
     let providers: ProviderSet
     let policy: DeliveryPolicy
+    /// What each attempt's result does.
+    let outcomePolicy: OutcomePolicy
     let logger: Logger
     let metrics: PipelineMetrics
     /// The clock every part of the pipeline reads: the store's.
@@ -27,12 +29,12 @@ public struct DeliveryEngine: Sendable {
     /// Where the first answers of awaited sends go.
     public let observers = DeliveryObservers()
 
-    /// Creates an engine; `owner` identifies this process in leases.
     /// Records `herald_deliveries_in_flight{provider}` now (called when the metrics are read).
     public func sampleInFlight() {
         bulkheads.sampleInFlight()
     }
 
+    /// Creates an engine; `owner` identifies this process in leases.
     public init(
         store: any HeraldStore,
         providers: ProviderSet,
@@ -45,6 +47,9 @@ public struct DeliveryEngine: Sendable {
         self.store = store
         self.providers = providers
         self.policy = policy
+        self.outcomePolicy = OutcomePolicy(
+            delivery: policy,
+            exhaustedRetriesCountAgainstSubscriber: Set(providers.byName.filter { $0.value.exhaustedRetriesCountAgainstSubscriber }.keys))
         self.logger = logger
         let metrics = PipelineMetrics(providerNames: Array(providers.byName.keys), factory: metricsFactory)
         self.metrics = metrics
@@ -83,7 +88,7 @@ public struct DeliveryEngine: Sendable {
             }
         }
         if !skipped.isEmpty {
-            let receiptID = job.receiptID
+            let receiptID = job.publication.receiptID
             settler.submit(job: tracker, settled: skipped.compactMap(\.subscriberID), retries: 0) { settlement in
                 settlement.feedback.append(contentsOf: skipped)
                 if let receiptID {
@@ -110,10 +115,7 @@ public struct DeliveryEngine: Sendable {
                 subscriber: known[index].subscriber, silent: known[index].silent, badge: badge, attemptsBefore: 0, retryID: nil))
         }
         if !gone.isEmpty { settler.submit(job: tracker, settled: gone, retries: 0) { _ in } }
-        let context = SettlementContext(
-            notification: job.content, origin: job.origin, statisticsEvent: job.audience.statisticsEvent,
-            publishedAt: job.publishedAt, job: tracker, receiptID: job.receiptID)
-        await run(attempts, context: context)
+        await run(attempts, of: job.publication, job: tracker)
         return unknownProviders
     }
 
@@ -147,8 +149,8 @@ public struct DeliveryEngine: Sendable {
         }
         var subscribers: [SubscriberID: Subscriber] = [:]
         for subscriber in found { subscribers[subscriber.id] = subscriber }
-        // Group deliveries of the same content and publish so they render once per variant.
-        var groups: [RetryGroupKey: [DeliveryAttempt]] = [:]
+        // Deliveries of one publication render once per variant and settle together.
+        var groups: [Publication: [DeliveryAttempt]] = [:]
         var ended: [Int64] = []
         var skipped: [FeedbackEntry] = []
         let now = clock.nowSeconds()
@@ -174,10 +176,7 @@ public struct DeliveryEngine: Sendable {
                 }
                 attempt = DeliveryAttempt(proto: proto, token: token, attemptsBefore: entry.attempts, maxAttempts: entry.maxAttempts, retryID: entry.id)
             }
-            let key = RetryGroupKey(
-                notification: entry.notification, origin: entry.origin, publishedAt: entry.publishedAt, statisticsEvent: entry.statisticsEvent,
-                receiptID: entry.receiptID)
-            groups[key, default: []].append(attempt)
+            groups[entry.publication, default: []].append(attempt)
         }
         if !ended.isEmpty {
             settler.submit(job: nil, settled: [], retries: ended.count) { settlement in
@@ -186,21 +185,19 @@ public struct DeliveryEngine: Sendable {
             }
         }
         await withDiscardingTaskGroup { group in
-            for (key, attempts) in groups {
-                let context = SettlementContext(
-                    notification: key.notification, origin: key.origin, statisticsEvent: key.statisticsEvent, publishedAt: key.publishedAt,
-                    job: nil, receiptID: key.receiptID)
-                group.addTask { await run(attempts, context: context) }
+            for (publication, attempts) in groups {
+                group.addTask { await run(attempts, of: publication, job: nil) }
             }
         }
     }
 
-    /// Sends attempts of one notification from one publish, each provider's on its own.
-    func run(_ attempts: [DeliveryAttempt], context: SettlementContext) async {
+    /// Sends attempts of one publication, each provider's on its own; `job` is the job they
+    /// belong to, if any.
+    func run(_ attempts: [DeliveryAttempt], of publication: Publication, job: JobTracker?) async {
         guard !attempts.isEmpty else { return }
-        if let deadline = context.notification.deadline(publishedAt: context.publishedAt), clock.nowSeconds() > deadline {
+        if let deadline = publication.deadline, clock.nowSeconds() > deadline {
             let expired = DeliveryOutcome(.messageFailure, reason: "Expired")
-            settle(attempts.map { ($0, .outcome(expired)) }, context: context)
+            settle(attempts.map { ($0, .outcome(expired)) }, of: publication, job: job)
             return
         }
         // Group by provider. Neighbours mostly share a provider (a page usually has one):
@@ -218,38 +215,51 @@ public struct DeliveryEngine: Sendable {
         }
         if groups.count == 1, let provider = providers[groups[0].name] {
             // One provider: its group is every attempt, in order, so the array is shared, not copied.
-            await send(attempts, through: provider, context: context)
+            await send(attempts, through: provider, of: publication, job: job)
             return
         }
         await withDiscardingTaskGroup { group in
             for (name, indices) in groups {
                 guard let provider = providers[name] else { continue }
                 let members = indices.map { attempts[$0] }
-                group.addTask { await send(members, through: provider, context: context) }
+                group.addTask { await send(members, through: provider, of: publication, job: job) }
             }
         }
     }
 
-    /// Renders once per variant and sends within the provider's bulkhead.
-    private func send<Provider: PushProvider>(_ attempts: [DeliveryAttempt], through provider: Provider, context: SettlementContext) async {
-        var rendered: [MessageVariant: RenderResult<Provider.Message>] = [:]
-        // Neighbours in a page mostly share a variant: comparing with the last one is cheaper than hashing.
-        var last: (variant: MessageVariant, render: RenderResult<Provider.Message>)?
+    /// Renders once per variant (a prepared payload once) and sends within the provider's bulkhead.
+    private func send<Provider: PushProvider>(
+        _ attempts: [DeliveryAttempt], through provider: Provider, of publication: Publication, job: JobTracker?
+    ) async {
         // What is sent, and for each its attempt.
         var deliveries: [(message: Provider.Message, target: DeliveryTarget)] = []
         var sent: [DeliveryAttempt] = []
         var unsent: [(DeliveryAttempt, AttemptResult)] = []
         deliveries.reserveCapacity(attempts.count)
         sent.reserveCapacity(attempts.count)
-        // A prepared payload is the same for every recipient: rendered (checked) once.
-        let prepared: RenderResult<Provider.Message>? =
-            if case .prepared(let payload) = context.notification { provider.render(payload) } else { nil }
-        for attempt in attempts {
-            let render: RenderResult<Provider.Message>
-            if let prepared {
-                render = prepared
-            } else if case .event(let event) = context.notification {
+        func take(_ render: RenderResult<Provider.Message>, for attempt: DeliveryAttempt) {
+            switch render {
+            case .send(let message):
+                deliveries.append((message, attempt.target(publishID: publication.publishID(of: attempt, job: job))))
+                sent.append(attempt)
+            case .skip(let reason):
+                unsent.append((attempt, .skipped(reason)))
+            case .fail(let outcome):
+                unsent.append((attempt, .outcome(outcome)))
+            }
+        }
+        switch publication.content {
+        case .prepared(let payload):
+            // The same for every recipient: checked once.
+            let render = provider.render(payload)
+            for attempt in attempts { take(render, for: attempt) }
+        case .event(let event):
+            var rendered: [MessageVariant: RenderResult<Provider.Message>] = [:]
+            // Neighbours in a page mostly share a variant: comparing with the last one is cheaper than hashing.
+            var last: (variant: MessageVariant, render: RenderResult<Provider.Message>)?
+            for attempt in attempts {
                 let variant = provider.variant(lang: attempt.lang, silent: attempt.silent, badge: attempt.badge, version: attempt.version)
+                let render: RenderResult<Provider.Message>
                 if let last, last.variant == variant {
                     render = last.render
                 } else if let cached = rendered[variant] {
@@ -259,35 +269,46 @@ public struct DeliveryEngine: Sendable {
                     rendered[variant] = render
                 }
                 last = (variant, render)
-            } else {
-                continue  // unreachable: content is an event or a prepared payload
-            }
-            switch render {
-            case .send(let message):
-                deliveries.append((message, attempt.target(publishID: context.publishID(of: attempt))))
-                sent.append(attempt)
-            case .skip(let reason):
-                unsent.append((attempt, .skipped(reason)))
-            case .fail(let outcome):
-                unsent.append((attempt, .outcome(outcome)))
+                take(render, for: attempt)
             }
         }
-        if !unsent.isEmpty { settle(unsent, context: context) }
+        if !unsent.isEmpty { settle(unsent, of: publication, job: job) }
         guard !deliveries.isEmpty, let compartment = bulkheads[provider.name] else { return }
+        let delivery = Delivery(
+            attempts: sent, publication: publication, job: job, recorder: metrics.sendRecorder(provider: provider.name), compartment: compartment)
         if compartment.hostLimit > 0 {
-            await sendByHost(deliveries, attempts: sent, through: provider, compartment: compartment, context: context)
+            await sendByHost(deliveries, through: provider, delivery)
         } else {
-            await sendInBatches(deliveries, attempts: sent, through: provider, compartment: compartment, context: context)
+            await sendInBatches(deliveries, through: provider, delivery)
         }
+    }
+
+    /// The deliveries of one publication through one provider, on their way: what each answer is
+    /// recorded and settled with.
+    private struct Delivery: Sendable {
+        /// The attempt of each delivery, by index.
+        var attempts: [DeliveryAttempt]
+        var publication: Publication
+        var job: JobTracker?
+        var recorder: PipelineMetrics.SendRecorder
+        var compartment: ProviderBulkheads.Compartment
+    }
+
+    /// What every answer goes through, whichever way it was sent: its latency and outcome are
+    /// counted, and it is settled unless it is only the cancellation of its sender at shutdown
+    /// (then the delivery stays pending, or its retry leased, and the next start sends it again).
+    private func answered(_ outcome: DeliveryOutcome, slot: Int, startedAt: Int64, cancelled: Bool, _ delivery: Delivery) {
+        delivery.recorder.record(outcome.outcome, milliseconds: clock.nowMillis() - startedAt)
+        guard !(cancelled && outcome.outcome == .transient && outcome.status == nil) else { return }
+        settle(delivery.attempts[slot], .outcome(outcome), of: delivery.publication, job: delivery.job)
     }
 
     /// The batch path (push services with a connection pool): the budget is taken per chunk and
     /// given back per answer; the provider's breaker decides for each chunk.
     private func sendInBatches<Provider: PushProvider>(
-        _ deliveries: [(message: Provider.Message, target: DeliveryTarget)], attempts: [DeliveryAttempt],
-        through provider: Provider, compartment: ProviderBulkheads.Compartment, context: SettlementContext
+        _ deliveries: [(message: Provider.Message, target: DeliveryTarget)], through provider: Provider, _ delivery: Delivery
     ) async {
-        let recorder = metrics.sendRecorder(provider: provider.name)
+        let compartment = delivery.compartment
         let clock = self.clock
         let bulkheads = self.bulkheads
         var start = 0
@@ -301,7 +322,7 @@ public struct DeliveryEngine: Sendable {
             switch bulkheads.admit(compartment, now: clock.nowMillis()) {
             case .deferred(let until):
                 compartment.budget.release(end - start)
-                settle(attempts[start..<end].map { ($0, .deferred(until: until)) }, context: context)
+                settle(delivery.attempts[start..<end].map { ($0, .deferred(until: until)) }, of: delivery.publication, job: delivery.job)
                 start = end
                 continue
             case .probe:
@@ -311,13 +332,11 @@ public struct DeliveryEngine: Sendable {
                 let started = clock.nowMillis()
                 let outcome = await provider.send(deliveries[start].message, to: deliveries[start].target)
                 compartment.budget.release(1)
-                recorder.record(outcome.outcome, milliseconds: clock.nowMillis() - started)
                 bulkheads.record(outcome, probe: true, in: compartment, now: clock.nowMillis())
-                if Self.cancelledWithoutAnswer(outcome) {
+                if Task.isCancelled && outcome.outcome == .transient && outcome.status == nil {
                     bulkheads.abandonProbe(in: compartment, now: clock.nowMillis())
-                } else {
-                    settle(attempts[start], .outcome(outcome), context: context)
                 }
+                answered(outcome, slot: start, startedAt: started, cancelled: Task.isCancelled, delivery)
                 start = end
                 continue
             case .send:
@@ -332,11 +351,8 @@ public struct DeliveryEngine: Sendable {
             await withTaskCancellationHandler {
                 await provider.send(chunk) { slot, outcome in
                     compartment.budget.release(1)
-                    recorder.record(outcome.outcome, milliseconds: clock.nowMillis() - started)
                     bulkheads.record(outcome, probe: false, in: compartment, now: clock.nowMillis())
-                    if !Self.isUnanswered(outcome, cancelled: cancelled.isSet) {
-                        settle(attempts[offset + slot], .outcome(outcome), context: context)
-                    }
+                    answered(outcome, slot: offset + slot, startedAt: started, cancelled: cancelled.isSet, delivery)
                 }
             } onCancel: {
                 cancelled.set()
@@ -348,48 +364,33 @@ public struct DeliveryEngine: Sendable {
     /// The per-delivery path (kinds whose subscribers name their host): each delivery within its
     /// host's limit and breaker, then the provider's budget.
     private func sendByHost<Provider: PushProvider>(
-        _ deliveries: [(message: Provider.Message, target: DeliveryTarget)], attempts: [DeliveryAttempt],
-        through provider: Provider, compartment: ProviderBulkheads.Compartment, context: SettlementContext
+        _ deliveries: [(message: Provider.Message, target: DeliveryTarget)], through provider: Provider, _ delivery: Delivery
     ) async {
-        let recorder = metrics.sendRecorder(provider: provider.name)
         let clock = self.clock
         let bulkheads = self.bulkheads
         await withDiscardingTaskGroup { group in
-            for (index, delivery) in deliveries.enumerated() {
-                let attempt = attempts[index]
+            for (slot, message) in deliveries.enumerated() {
                 group.addTask {
-                    let host = provider.destinationHost(of: delivery.target.token) ?? ""
+                    let host = provider.destinationHost(of: message.target.token) ?? ""
                     var started: Int64 = 0
                     let result: ProviderBulkheads.HostAttempt
                     do {
-                        result = try await bulkheads.withHost(host, in: compartment, clock: clock) {
+                        result = try await bulkheads.withHost(host, in: delivery.compartment, clock: clock) {
                             started = clock.nowMillis()
-                            return await provider.send(delivery.message, to: delivery.target)
+                            return await provider.send(message.message, to: message.target)
                         }
                     } catch {
                         return  // shutting down: the delivery stays pending
                     }
                     switch result {
                     case .sent(let outcome):
-                        recorder.record(outcome.outcome, milliseconds: clock.nowMillis() - started)
-                        if !Self.cancelledWithoutAnswer(outcome) { settle(attempt, .outcome(outcome), context: context) }
+                        answered(outcome, slot: slot, startedAt: started, cancelled: Task.isCancelled, delivery)
                     case .deferred(let until):
-                        settle(attempt, .deferred(until: until), context: context)
+                        settle(delivery.attempts[slot], .deferred(until: until), of: delivery.publication, job: delivery.job)
                     }
                 }
             }
         }
-    }
-
-    /// Whether an outcome is only the cancellation of a delivery at shutdown: it is not settled,
-    /// so the delivery stays pending (or its retry leased) and is sent again by the next start.
-    private static func cancelledWithoutAnswer(_ outcome: DeliveryOutcome) -> Bool {
-        isUnanswered(outcome, cancelled: Task.isCancelled)
-    }
-
-    /// Whether `outcome` is a delivery cut off by the cancellation of its sender.
-    private static func isUnanswered(_ outcome: DeliveryOutcome, cancelled: Bool) -> Bool {
-        cancelled && outcome.outcome == .transient && outcome.status == nil
     }
 
     /// The providers whose deliveries of `content` increment the stored badge: those that count
@@ -455,13 +456,4 @@ public struct DeliveryEngine: Sendable {
         }
         return result
     }
-}
-
-/// What queued deliveries are grouped by: they render once per content and settle per publish.
-private struct RetryGroupKey: Hashable {
-    var notification: DeliveryContent
-    var origin: DeliveryOrigin
-    var publishedAt: Int64
-    var statisticsEvent: EventName?
-    var receiptID: String?
 }

@@ -80,11 +80,11 @@ public struct DeliveryPolicy: Sendable, Equatable {
     /// The delay before attempt `attempts + 1`: exponential from ``retryDelay``, capped at
     /// ``maxRetryDelay``, with ±20 % jitter so that retries of one outage do not arrive together,
     /// and never shorter than the service's `Retry-After`.
-    func retryDelay(afterAttempts attempts: Int, retryAfter: Duration?) -> Duration {
+    func retryDelay(afterAttempts attempts: Int, retryAfter: Duration?, using random: inout some RandomNumberGenerator) -> Duration {
         let exponent = min(max(attempts - 1, 0), 30)
         var delay = retryDelay * (1 << exponent)
         if delay > maxRetryDelay { delay = maxRetryDelay }
-        delay = delay * Double.random(in: 0.8...1.2)
+        delay = delay * Double.random(in: 0.8...1.2, using: &random)
         if let retryAfter, retryAfter > delay { delay = retryAfter }
         return delay
     }

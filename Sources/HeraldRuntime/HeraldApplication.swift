@@ -34,7 +34,7 @@ public struct HeraldApplication: Sendable {
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
     public static var standardFrontEnds: [any FrontEndKind] {
-        [UDPEventFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd(), SujPusherFrontEnd()]
+        [UDPEventFrontEnd(), GorushFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd(), SujPusherFrontEnd()]
     }
 
     /// Where the server's sockets ended up (useful with port 0).
@@ -90,7 +90,7 @@ public struct HeraldApplication: Sendable {
         let environment = ProviderEnvironment(
             extraTrustRootFiles: configuration.outbound.caFile.map { [$0] } ?? [],
             destinationPolicy: configuration.outbound.destinations,
-            logger: logger.child("herald.provider"))
+            logger: logger.child("herald.provider"), clock: store.clock)
         do {
             for (name, provider) in configuration.providers {
                 guard let kind = kinds.kind(named: provider.kind) else {
@@ -99,7 +99,7 @@ public struct HeraldApplication: Sendable {
                 built.append(try await kind.makeProvider(name: name, options: provider.options, environment: environment))
             }
             for frontEnd in frontEnds {
-                for provider in try await frontEnd.makeProviders(configuration: configuration, environment: environment) {
+                for provider in try await frontEnd.makeProviders(configuration: configuration, environment: environment, kinds: kinds) {
                     guard configuration.providers[provider.name] == nil else {
                         throw ConfigurationError(key: "providers.\(provider.name)", "the name is reserved for the \(frontEnd.name) front-end")
                     }
@@ -139,13 +139,14 @@ public struct HeraldApplication: Sendable {
             metrics: IntakeMetrics(factory: metrics.factory), logger: logger)
         self.intake = intake
 
-        // Front-ends on the main port add routes rather than services.
+        let frontEndContext = FrontEndContext(
+            configuration: configuration, intake: intake, feedback: store, leases: store, logger: logger, metricsFactory: metrics.factory,
+            rateLimiter: rateLimiter, bound: bound.frontEnd)
+        // Front-ends on the main port add routes there.
         var additionalRoutes: [any HTTPRoutes] = []
         do {
-            if let gorush = try GorushRoutes(configuration: configuration, intake: intake, authorizer: authorizer, logger: logger) {
-                additionalRoutes.append(gorush)
-            } else {
-                additionalRoutes.append(GorushRoutes.Unconfigured())
+            for case let frontEnd as any MainPortFrontEndKind in frontEnds {
+                additionalRoutes.append(try frontEnd.makeRoutes(context: frontEndContext, authorizer: authorizer))
             }
         } catch {
             await providers.shutdown()
@@ -170,9 +171,6 @@ public struct HeraldApplication: Sendable {
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
         services.append(PruneService(store: store, policy: policy, logger: logger))
         services.append(ScheduleService(store: store, logger: logger.child("herald.schedule")))
-        let frontEndContext = FrontEndContext(
-            configuration: configuration, intake: intake, logger: logger, metricsFactory: metrics.factory, rateLimiter: rateLimiter,
-            bound: bound.frontEnd)
         do {
             for frontEnd in frontEnds {
                 services += try frontEnd.makeServices(context: frontEndContext)

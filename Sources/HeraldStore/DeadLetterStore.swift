@@ -1,9 +1,9 @@
 import HeraldCore
 
-/// What a failed delivery needs to be sent again: the notification as it was, and its history.
+/// What a failed delivery needs to be sent again: the publication as it was, and its history.
 public struct DeadLetterContent: Sendable, Equatable {
-    /// What was sent.
-    public var notification: DeliveryContent
+    /// What was published, counted in no receipt (``Publication/withoutReceipt``).
+    public var publication: Publication
     /// Whether the subscription was silent.
     public var silent: Bool
     /// The badge sent, if any.
@@ -12,18 +12,20 @@ public struct DeadLetterContent: Sendable, Equatable {
     public var attempts: Int
     /// The delivery's own attempt limit, if its sender set one (kept for a replay).
     public var maxAttempts: Int?
-    /// Unix seconds when the notification was published.
-    public var publishedAt: Int64
 
-    /// Creates the content of a dead letter.
-    public init(notification: DeliveryContent, silent: Bool, badge: Int?, attempts: Int, maxAttempts: Int? = nil, publishedAt: Int64) {
-        self.maxAttempts = maxAttempts
-        self.notification = notification
+    /// Creates the content of a dead letter; the publication's receipt is not kept.
+    public init(publication: Publication, silent: Bool, badge: Int?, attempts: Int, maxAttempts: Int? = nil) {
+        self.publication = publication.withoutReceipt
         self.silent = silent
         self.badge = badge
         self.attempts = attempts
-        self.publishedAt = publishedAt
+        self.maxAttempts = maxAttempts
     }
+
+    /// What was sent.
+    public var notification: DeliveryContent { publication.content }
+    /// Unix seconds when it was published.
+    public var publishedAt: Int64 { publication.publishedAt }
 }
 
 /// A delivery that failed for good (a permanent failure, or retries that ran out), kept so that an
@@ -35,37 +37,36 @@ public struct DeadLetter: Sendable, Equatable {
     public var time: Int64
     /// The subscriber (`nil`: a raw token).
     public var subscriberID: SubscriberID?
-    /// The front-end the delivery came through.
-    public var origin: DeliveryOrigin
     /// The provider name.
     public var proto: String
     /// The token it was sent to.
     public var token: String
-    /// The statistics row it counted in (`nil`: `/test`).
-    public var statisticsEvent: EventName?
     /// The service's HTTP status, if any.
     public var status: Int?
     /// The last failure's reason.
     public var reason: String
-    /// The notification and its history.
+    /// The publication and the delivery's history.
     public var content: DeadLetterContent
 
     /// Creates a dead letter.
     public init(
-        id: Int64 = 0, time: Int64, subscriberID: SubscriberID?, origin: DeliveryOrigin = .pushd, proto: String, token: String,
-        statisticsEvent: EventName?, status: Int?, reason: String, content: DeadLetterContent
+        id: Int64 = 0, time: Int64, subscriberID: SubscriberID?, proto: String, token: String, status: Int?, reason: String,
+        content: DeadLetterContent
     ) {
         self.id = id
         self.time = time
         self.subscriberID = subscriberID
-        self.origin = origin
         self.proto = proto
         self.token = token
-        self.statisticsEvent = statisticsEvent
         self.status = status
         self.reason = reason
         self.content = content
     }
+
+    /// The front-end the delivery came through.
+    public var origin: DeliveryOrigin { content.publication.origin }
+    /// The statistics row it counted in (`nil`: `/test`).
+    public var statisticsEvent: EventName? { content.publication.statisticsEvent }
 }
 
 /// Which dead letters a listing, a replay or a deletion applies to; every given field must match.

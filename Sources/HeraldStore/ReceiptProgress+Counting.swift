@@ -26,7 +26,14 @@ extension ReceiptProgress {
     }
 }
 
-extension PublishJob {
-    /// The publish whose receipt the job's deliveries count in: its content's publish id.
-    public var receiptID: String? { content.publishID }
+extension ReceiptProgress {
+    /// Adds `other`'s counts to these.
+    public mutating func add(_ other: ReceiptProgress) {
+        reached += other.reached
+        delivered += other.delivered
+        failed += other.failed
+        skipped += other.skipped
+        deadLettered += other.deadLettered
+        for (reason, count) in other.failures { failures[reason, default: 0] += count }
+    }
 }

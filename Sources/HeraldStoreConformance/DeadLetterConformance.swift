@@ -10,7 +10,9 @@ public enum DeadLetterConformance {
     ) -> DeliveryRecord {
         DeliveryRecord(
             subscriberID: subscriber.id, proto: subscriber.proto, token: subscriber.token, statisticsEvent: event("sport"), effect: effect,
-            deadLetter: DeadLetterContent(notification: .event(notification), silent: false, badge: 3, attempts: attempts, publishedAt: TestTime.t0 - 10))
+            deadLetter: DeadLetterContent(
+                publication: Publication(content: .event(notification), statisticsEvent: event("sport"), publishedAt: TestTime.t0 - 10),
+                silent: false, badge: 3, attempts: attempts))
     }
 
     private static func subscribers(_ store: any HeraldStore, count: Int, proto: String = "apns") async throws -> [Subscriber] {
@@ -40,7 +42,9 @@ public enum DeadLetterConformance {
             #expect(first.time == TestTime.t0)
             #expect(first.token == s[0].token)
             #expect(first.statisticsEvent == event("sport"))
-            #expect(first.content == DeadLetterContent(notification: .event(sampleNotification()), silent: false, badge: 3, attempts: 5, publishedAt: TestTime.t0 - 10))
+            #expect(first.content == DeadLetterContent(
+                publication: Publication(content: .event(sampleNotification()), statisticsEvent: event("sport"), publishedAt: TestTime.t0 - 10),
+                silent: false, badge: 3, attempts: 5))
             #expect(try await store.counts().deadLetters == 2)
         }
     }

@@ -51,7 +51,9 @@ public enum RawDeliveryConformance {
                 DeliveryRecord(
                     subscriberID: nil, origin: origin, proto: "apns", token: "aa02", statisticsEvent: nil,
                     effect: .failed(reason: "PayloadTooLarge", status: 413),
-                    deadLetter: DeadLetterContent(notification: .prepared(payload), silent: false, badge: nil, attempts: 1, publishedAt: TestTime.t0)),
+                    deadLetter: DeadLetterContent(
+                        publication: Publication(content: .prepared(payload), origin: origin, statisticsEvent: nil, publishedAt: TestTime.t0),
+                        silent: false, badge: nil, attempts: 1)),
             ]
             settlement.finishedRetries = claimed.map(\.id)
             let summary = try await store.settle(settlement, maxFailures: 3, now: TestTime.t0)

@@ -55,15 +55,18 @@ public enum WorkImportConformance {
 
             let letters = [
                 DeadLetter(
-                    id: 50, time: TestTime.t0 - 2, subscriberID: subscriber, proto: "apns", token: apns(1).token,
-                    statisticsEvent: event("sport"), status: 400, reason: "BadTopic",
-                    content: DeadLetterContent(notification: .event(sampleNotification()), silent: true, badge: 3, attempts: 1,
-                                               publishedAt: TestTime.t0 - 60)),
+                    id: 50, time: TestTime.t0 - 2, subscriberID: subscriber, proto: "apns", token: apns(1).token, status: 400, reason: "BadTopic",
+                    content: DeadLetterContent(
+                        publication: Publication(
+                            content: .event(sampleNotification()), statisticsEvent: event("sport"), publishedAt: TestTime.t0 - 60),
+                        silent: true, badge: 3, attempts: 1)),
                 DeadLetter(
-                    id: 51, time: TestTime.t0 - 1, subscriberID: nil, origin: DeliveryOrigin("apns-ms"), proto: "apns", token: "aa11",
-                    statisticsEvent: nil, status: 413, reason: "PayloadTooLarge",
-                    content: DeadLetterContent(notification: .prepared(RawDeliveryConformance.payload), silent: false, badge: nil,
-                                               attempts: 1, maxAttempts: 1, publishedAt: TestTime.t0)),
+                    id: 51, time: TestTime.t0 - 1, subscriberID: nil, proto: "apns", token: "aa11", status: 413, reason: "PayloadTooLarge",
+                    content: DeadLetterContent(
+                        publication: Publication(
+                            content: .prepared(RawDeliveryConformance.payload), origin: DeliveryOrigin("apns-ms"), statisticsEvent: nil,
+                            publishedAt: TestTime.t0),
+                        silent: false, badge: nil, attempts: 1, maxAttempts: 1)),
             ]
             #expect(try await store.importDeadLetters(letters) == 2)
             #expect(try await store.importDeadLetters(letters) == 0)

@@ -129,13 +129,15 @@ extension PostgresStore {
         let t = try row.decode(
             (Int64, Int64, String?, String, String, String?, Int32?, String, String?, Bool, Int32?, Int32, Int64, String, String?, Int32?).self)
         let id = t.0
+        let publication = Publication(
+            content: try PostgresCodec.content(notification: t.8, payload: t.14, table: "dead_letters", id: id),
+            origin: DeliveryOrigin(rawValue: t.13), statisticsEvent: try t.5.map { try PostgresCodec.eventName($0, table: "dead_letters") },
+            publishedAt: t.12)
         return DeadLetter(
-            id: id, time: t.1, subscriberID: t.2.map(SubscriberID.init(rawValue:)), origin: DeliveryOrigin(rawValue: t.13), proto: t.3,
-            token: t.4, statisticsEvent: try t.5.map { try PostgresCodec.eventName($0, table: "dead_letters") }, status: t.6.map(Int.init),
+            id: id, time: t.1, subscriberID: t.2.map(SubscriberID.init(rawValue:)), proto: t.3, token: t.4, status: t.6.map(Int.init),
             reason: t.7,
             content: DeadLetterContent(
-                notification: try PostgresCodec.content(notification: t.8, payload: t.14, table: "dead_letters", id: id),
-                silent: t.9, badge: t.10.map(Int.init), attempts: Int(t.11), maxAttempts: t.15.map(Int.init), publishedAt: t.12))
+                publication: publication, silent: t.9, badge: t.10.map(Int.init), attempts: Int(t.11), maxAttempts: t.15.map(Int.init)))
     }
 }
 

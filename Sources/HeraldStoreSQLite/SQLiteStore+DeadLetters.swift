@@ -142,24 +142,20 @@ extension SQLiteStore {
         let id: Int64 = row[0]
         let statisticsEvent: String? = row[5]
         let subscriberID: String? = row[2]
+        let publication = Publication(
+            content: try SQLiteCodec.content(notification: row[8], payload: row[14], table: "dead_letters", id: id),
+            origin: DeliveryOrigin(rawValue: row[13]),
+            statisticsEvent: try statisticsEvent.map { try SQLiteCodec.eventName($0, table: "dead_letters") },
+            publishedAt: row[12])
         return DeadLetter(
             id: id,
             time: row[1],
             subscriberID: subscriberID.map(SubscriberID.init(rawValue:)),
-            origin: DeliveryOrigin(rawValue: row[13]),
             proto: row[3],
             token: row[4],
-            statisticsEvent: try statisticsEvent.map { try SQLiteCodec.eventName($0, table: "dead_letters") },
             status: row[6],
             reason: row[7],
-            content: DeadLetterContent(
-                notification: try SQLiteCodec.content(notification: row[8], payload: row[14], table: "dead_letters", id: id),
-                silent: row[9],
-                badge: row[10],
-                attempts: row[11],
-                maxAttempts: row[15],
-                publishedAt: row[12]
-            )
+            content: DeadLetterContent(publication: publication, silent: row[9], badge: row[10], attempts: row[11], maxAttempts: row[15])
         )
     }
 }

@@ -35,6 +35,7 @@ public struct WebhookKind: ProviderKind {
         if let signer {
             environment.logger.info("webhook requests are signed", metadata: ["provider": "\(name)", "secrets": "\(signer.secretCount)"])
         }
-        return WebhookProvider(name: name, settings: settings, tls: tls, egress: egress, signer: signer, logger: environment.logger)
+        return WebhookProvider(
+            name: name, settings: settings, tls: tls, egress: egress, signer: signer, logger: environment.logger, clock: environment.clock)
     }
 }

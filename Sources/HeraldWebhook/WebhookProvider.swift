@@ -38,19 +38,22 @@ public struct WebhookProvider: PushProvider {
     /// Signs each request (Standard Webhooks) when the provider has signing secrets.
     private let signer: WebhookSigner?
     private let logger: Logger
+    /// The store's clock, which `webhook-timestamp` is stamped with.
+    private let clock: WallClock
 
     /// The most of an answer's body read; the rest is discarded with the connection, so a hostile receiver
     /// cannot hold a delivery slot or grow memory by answering without end.
     static let maxAnswerBytes = 64 * 1024
 
     /// Creates a provider with its own HTTP client, connecting through `egress` when given and signing
-    /// every request with `signer` when given.
+    /// every request with `signer` when given, with timestamps read from `clock`.
     public init(
         name: String, settings: Settings = Settings(), tls: TLSConfiguration, egress: EgressGuard? = nil, signer: WebhookSigner? = nil,
-        logger: Logger
+        logger: Logger, clock: WallClock = .system
     ) {
         self.name = name
         self.settings = settings
+        self.clock = clock
         self.logger = logger
         self.egress = egress
         self.signer = signer
@@ -107,7 +110,7 @@ public struct WebhookProvider: PushProvider {
             // Signed per attempt: the id stays the delivery's, the timestamp is the attempt's, so a receiver
             // can refuse stale requests and still deduplicate retries by id.
             let id = WebhookSigner.messageID(for: target)
-            let timestamp = Int64(Date().timeIntervalSince1970)
+            let timestamp = clock.nowSeconds()
             request.headers.add(name: "webhook-id", value: id)
             request.headers.add(name: "webhook-timestamp", value: String(timestamp))
             request.headers.add(name: "webhook-signature", value: signer.signature(id: id, timestamp: timestamp, body: message))

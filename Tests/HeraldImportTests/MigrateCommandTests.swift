@@ -53,8 +53,10 @@ struct MigrateCommandTests {
                 subscriberID: installation.ids[29], proto: "http", token: token(29), statisticsEvent: news,
                 effect: .failed(reason: "Gone", status: 410),
                 deadLetter: DeadLetterContent(
-                    notification: .event(PublishedEvent(event: "news", message: .init(["default": "lost"]))), silent: false, badge: nil,
-                    attempts: 1, publishedAt: now - 60)),
+                    publication: Publication(
+                        content: .event(PublishedEvent(event: "news", message: .init(["default": "lost"]))), statisticsEvent: news,
+                        publishedAt: now - 60),
+                    silent: false, badge: nil, attempts: 1)),
         ], maxFailures: 5, now: now - 30)
         try await store.appendFeedback([
             FeedbackEntry(time: now - 20, subscriberID: installation.ids[1], proto: "http", token: token(1), status: nil,

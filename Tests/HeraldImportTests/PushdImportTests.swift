@@ -31,6 +31,8 @@ struct PushdImportTests {
             }
             #expect(first.subscribersSkipped == fixture.skipped.count)
             #expect(first.unknownProtocols == ["mpns": 1])
+            #expect(first.unknownProtocolExamples == ["mpns": ["OldWinPhone"]])
+            #expect(first.summary.contains("with proto \"mpns\", which is not a configured provider (skipped at delivery until configured) (e.g. OldWinPhone)"))
             #expect(first.subscriptions == fixture.expected.reduce(0) { $0 + $1.subscriptions.count })
             #expect(first.subscriptionsSkipped == ["invalid event name": 1, "subscriber:<id>:evts is not a sorted set": 1])
             #expect(first.events == 5)

@@ -77,6 +77,26 @@ import Testing
         }
     }
 
+    @Test func androidTTLInNanosecondsIsSentAsTheExactDuration() async throws {
+        try await withGorush { herald, _, fcm in
+            let body = """
+                {"notifications":[
+                  {"tokens":["\(Self.fcmToken)"],"platform":2,"message":"one","android":{"ttl":3500000000}},
+                  {"tokens":["\(Self.fcmToken)"],"platform":2,"message":"two","android":{"ttl":7000000000}}
+                ]}
+                """
+            let response = try await herald.request(.POST, "/api/push", json: body)
+            #expect(response.status == 200)
+            try await eventually { fcm.simulator.acceptedCount == 2 }
+            var ttls: [String] = []
+            for message in fcm.simulator.accepted() {
+                let android = try json(message.body)["message"].flatMap { ($0 as? [String: Any])?["android"] } as? [String: Any]
+                ttls.append(try #require(android?["ttl"] as? String))
+            }
+            #expect(ttls.sorted() == ["3.5s", "7s"], "compat.md §6.5: the exact duration, not whole seconds")
+        }
+    }
+
     @Test func androidTopicsAndConditionsGetAMessageOfTheirOwn() async throws {
         try await withGorush { herald, _, fcm in
             let body = """

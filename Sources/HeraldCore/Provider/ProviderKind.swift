@@ -9,15 +9,18 @@ public struct ProviderEnvironment: Sendable {
     /// Where subscriber-supplied destinations may lead (`outbound.deny` and `outbound.allow`); a provider's own
     /// `deny` or `allow` replaces the list of the same name. Default ``DestinationPolicy/standard``.
     public var destinationPolicy: DestinationPolicy
+    /// The clock providers stamp renders and signatures with: the store's. Default ``WallClock/system``.
+    public var clock: WallClock
 
     /// Creates an environment.
     public init(
         extraTrustRootFiles: [String] = [], destinationPolicy: DestinationPolicy = .standard,
-        logger: Logger = Logger(label: "herald.provider")
+        logger: Logger = Logger(label: "herald.provider"), clock: WallClock = .system
     ) {
         self.extraTrustRootFiles = extraTrustRootFiles
         self.destinationPolicy = destinationPolicy
         self.logger = logger
+        self.clock = clock
     }
 }
 

@@ -1,5 +1,6 @@
 import HeraldConfiguration
 import HeraldCore
+import HeraldStore
 import Logging
 import Metrics
 
@@ -7,8 +8,13 @@ import Metrics
 public struct FrontEndContext: Sendable {
     /// The whole configuration; a front-end reads its own section.
     public var configuration: HeraldConfiguration
-    /// Where it hands what it receives.
+    /// Where it hands what it receives: the only way it changes the store.
     public var intake: Intake
+    /// The feedback log, for front-ends that serve their clients' own feedback (apns-ms's
+    /// expired devices, push2mob's `feedback`).
+    public var feedback: any FeedbackLog & FrontEndFeedback
+    /// The store's named leases, for front-ends of which one node must do a thing (suj-pusher).
+    public var leases: any FrontEndLeases
     /// Its logger (children carry its name).
     public var logger: Logger
     /// The factory its instruments are made with (the server's Prometheus registry).
@@ -22,12 +28,15 @@ public struct FrontEndContext: Sendable {
 
     /// Creates a context; without a `rateLimiter` nothing is limited.
     public init(
-        configuration: HeraldConfiguration, intake: Intake, logger: Logger, metricsFactory: any MetricsFactory,
+        configuration: HeraldConfiguration, intake: Intake, feedback: any FeedbackLog & FrontEndFeedback, leases: any FrontEndLeases,
+        logger: Logger, metricsFactory: any MetricsFactory,
         rateLimiter: RateLimiter = .unlimited,
         bound: @escaping @Sendable (_ listener: String, _ port: Int) -> Void = { _, _ in }
     ) {
         self.configuration = configuration
         self.intake = intake
+        self.feedback = feedback
+        self.leases = leases
         self.logger = logger
         self.metricsFactory = metricsFactory
         self.rateLimiter = rateLimiter

@@ -22,13 +22,18 @@ public protocol FrontEndKind: Sendable {
     /// starts (suj-pusher's, whose credentials come with each message); none by default.
     ///
     /// Their names must be ones no configuration uses; the front-end's raw sends name them, and
-    /// the pipeline delivers, retries and dead-letters through them like any other provider.
-    func makeProviders(configuration: HeraldConfiguration, environment: ProviderEnvironment) async throws -> [any PushProvider]
+    /// the pipeline delivers, retries and dead-letters through them like any other provider. They
+    /// are built by the kinds of `kinds` (this build's), so no front-end names a provider target.
+    func makeProviders(
+        configuration: HeraldConfiguration, environment: ProviderEnvironment, kinds: ProviderKindRegistry
+    ) async throws -> [any PushProvider]
 }
 
 extension FrontEndKind {
     /// Most front-ends send through the configured providers only.
-    public func makeProviders(configuration: HeraldConfiguration, environment: ProviderEnvironment) async throws -> [any PushProvider] {
+    public func makeProviders(
+        configuration: HeraldConfiguration, environment: ProviderEnvironment, kinds: ProviderKindRegistry
+    ) async throws -> [any PushProvider] {
         []
     }
 }

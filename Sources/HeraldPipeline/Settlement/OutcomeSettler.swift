@@ -89,6 +89,16 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
         retryWindow.release(retries)
     }
 
+    /// Adds one outcome to the next commit: as ``submit(job:settled:retries:_:)`` with at most one
+    /// member settled, without an array for it (this runs for every answer of a fan-out).
+    func submit(job tracker: JobTracker?, settled: SubscriberID?, retries: Int, _ body: (inout Settlement) -> Void) {
+        if let settled {
+            submit(job: tracker, settled: CollectionOfOne(settled), retries: retries, body)
+        } else {
+            submit(job: tracker, settled: EmptyCollection<SubscriberID>(), retries: retries, body)
+        }
+    }
+
     /// Returns once the outcomes waiting for a commit are fewer than `limit`: a store slower than
     /// the push services holds the fan-out back instead of letting the outcomes pile up in memory.
     func waitForRoom(below limit: Int) async {

@@ -66,11 +66,11 @@ public enum HTTPFront {
         router.add(middleware: ErrorMiddleware(recorder: recorder, routeMethods: routeMethods))
         PushdRoutes(
             store: parts.store, providers: parts.providers, intake: parts.intake, authorizer: parts.authorizer, hub: parts.hub, logger: logger,
-            clock: parts.store.clock
+            clock: parts.intake.clock
         ).register(on: router)
         RawSendRoutes(intake: parts.intake, authorizer: parts.authorizer).register(on: router)
         AdminRoutes(
-            store: parts.store, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
+            store: parts.store, intake: parts.intake, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
         ).register(on: router)
         DashboardRoutes(store: parts.store, authorizer: parts.authorizer, providers: parts.providers, feed: parts.dashboard).register(on: router)
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)

@@ -6,7 +6,8 @@ import HeraldStore
 /// deliveries in flight) before the registry is rendered: by `GET /metrics` and each tick of the
 /// dashboard's stream, so both show the same names and values.
 struct GaugeSampler: Sendable {
-    let store: any HeraldStore
+    /// The queues whose sizes are sampled.
+    let store: any PublishQueue & RetryQueue & StoreRuntime
     let metrics: ServerMetrics
     let hub: EventStreamHub?
     let providers: ProviderSet

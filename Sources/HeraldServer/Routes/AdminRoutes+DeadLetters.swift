@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldIntake
 import HeraldStore
 import HTTPTypes
 import Hummingbird
@@ -85,9 +86,8 @@ extension AdminRoutes {
     /// body (JSON or form); selecting everything needs `all=true`, so an empty request replays nothing by accident.
     func replayDeadLetters(_ request: Request) async throws -> Response {
         let selector = try await DeadLetterSelector(request: request)
-        let result = try await store.replayDeadLetters(
-            matching: selector.filter, limit: min(selector.limit ?? Self.maxDeadLetterBatch, Self.maxDeadLetterBatch),
-            nowMillis: Int64(Date.now.timeIntervalSince1970 * 1000))
+        let limit = min(selector.limit ?? Self.maxDeadLetterBatch, Self.maxDeadLetterBatch)
+        let result = try await answering { () async throws(IntakeError) in try await intake.replayDeadLetters(matching: selector.filter, limit: limit) }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("replayed")
@@ -101,8 +101,8 @@ extension AdminRoutes {
     /// `DELETE /dead-letters`: drops the selected dead letters (same selection as replay); answers `{"deleted":n}`.
     func deleteDeadLetters(_ request: Request) async throws -> Response {
         let selector = try await DeadLetterSelector(request: request)
-        let deleted = try await store.deleteDeadLetters(
-            matching: selector.filter, limit: min(selector.limit ?? Self.maxDeadLetterBatch, Self.maxDeadLetterBatch))
+        let limit = min(selector.limit ?? Self.maxDeadLetterBatch, Self.maxDeadLetterBatch)
+        let deleted = try await answering { () async throws(IntakeError) in try await intake.deleteDeadLetters(matching: selector.filter, limit: limit) }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("deleted")

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldIntake
 import HeraldPipeline
 import HeraldStore
 import HTTPTypes
@@ -10,7 +11,10 @@ public struct AdminRoutes: Sendable {
     /// Most entries one `GET /feedback` returns.
     public static let maxFeedbackPage = 1000
 
-    let store: any HeraldStore
+    /// What the routes read: the feedback log, the dead letters and the queues' sizes.
+    let store: any FeedbackLog & DeadLetterStore & PublishQueue & RetryQueue & StoreRuntime
+    /// What replays and deletes dead letters.
+    let intake: Intake
     let authorizer: Authorizer
     let metrics: ServerMetrics
     let hub: EventStreamHub?
@@ -18,8 +22,12 @@ public struct AdminRoutes: Sendable {
     let providers: ProviderSet
 
     /// Creates the routes.
-    public init(store: any HeraldStore, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?, providers: ProviderSet) {
+    public init(
+        store: any FeedbackLog & DeadLetterStore & PublishQueue & RetryQueue & StoreRuntime, intake: Intake, authorizer: Authorizer, metrics: ServerMetrics, hub: EventStreamHub?,
+        providers: ProviderSet
+    ) {
         self.store = store
+        self.intake = intake
         self.authorizer = authorizer
         self.metrics = metrics
         self.hub = hub

@@ -40,7 +40,8 @@ extension PushdRoutes {
         } catch {
             throw APIError.badRequest(error.reason)
         }
-        guard try await store.updateSubscriber(subscriberID(context), fields: fields, now: clock.nowSeconds()) else {
+        let id = try subscriberID(context)
+        guard try await answering({ () async throws(IntakeError) in try await intake.updateSubscriber(id, fields: fields) }) else {
             throw APIError.notFound
         }
         return .noContent
@@ -48,7 +49,8 @@ extension PushdRoutes {
 
     /// `DELETE /subscriber/:id` (§4.5).
     func deleteSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        guard try await store.deleteSubscriber(subscriberID(context)) else { throw APIError.notFound }
+        let id = try subscriberID(context)
+        guard try await answering({ () async throws(IntakeError) in try await intake.deleteSubscriber(id) }) else { throw APIError.notFound }
         return .noContent
     }
 

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldIntake
 import HeraldPipeline
 import HeraldStore
 import HTTPTypes
@@ -41,9 +42,9 @@ extension PushdRoutes {
                 subscriptions.append((name, silent))
             }
         }
-        guard try await store.replaceSubscriptions(of: subscriberID(context), with: subscriptions, now: clock.nowSeconds()) else {
-            throw APIError.notFound
-        }
+        let id = try subscriberID(context)
+        let replaced = try await answering { () async throws(IntakeError) in try await intake.replaceSubscriptions(of: id, with: subscriptions) }
+        guard replaced else { throw APIError.notFound }
         return .noContent
     }
 
@@ -61,7 +62,8 @@ extension PushdRoutes {
         let event = try eventName(context)
         let body = try await body(request)
         guard let silent = IgnoreMessage.parse(body["ignore_message"]) else { throw APIError.invalidValue("ignore_message") }
-        switch try await store.subscribe(subscriberID(context), to: event, ignoreMessage: silent, now: clock.nowSeconds()) {
+        let id = try subscriberID(context)
+        switch try await answering({ () async throws(IntakeError) in try await intake.subscribe(id, to: event, ignoreMessage: silent) }) {
         case .created: return .bare(.created)
         case .updated: return .noContent
         case .unknownSubscriber: throw APIError.notFound
@@ -71,7 +73,8 @@ extension PushdRoutes {
     /// `DELETE /subscriber/:id/subscriptions/:event` — unsubscribe (§4.11).
     func unsubscribe(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
-        guard try await store.unsubscribe(subscriberID(context), from: event) else { throw APIError.notFound }
+        let id = try subscriberID(context)
+        guard try await answering({ () async throws(IntakeError) in try await intake.unsubscribe(id, from: event) }) else { throw APIError.notFound }
         return .noContent
     }
 

@@ -60,6 +60,6 @@ public struct WNSKind: ProviderKind {
         settings.http = try options.providerHTTPSettings()
         let tls = try options.outboundTLS(environment: environment)
         let egress = try await options.egressGuard(environment: environment, connectTimeout: settings.http.connectTimeout)
-        return WNSProvider(name: name, settings: settings, tls: tls, egress: egress, logger: environment.logger)
+        return WNSProvider(name: name, settings: settings, tls: tls, egress: egress, logger: environment.logger, clock: environment.clock)
     }
 }

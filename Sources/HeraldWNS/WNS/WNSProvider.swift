@@ -51,12 +51,17 @@ public struct WNSProvider: PushProvider {
     private let tokens: WNSAccessTokenSource
     private let egress: EgressGuard?
     private let logger: Logger
+    /// The store's clock, so rendered expirations agree with the pipeline's time.
+    private let clock: WallClock
 
     /// Creates a provider with its own HTTP client; `tls` is the client configuration (trust roots); channels are
-    /// reached through `egress` when given.
-    public init(name: String, settings: Settings, tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger) {
+    /// reached through `egress` when given; renders are stamped with `clock`.
+    public init(
+        name: String, settings: Settings, tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger, clock: WallClock = .system
+    ) {
         self.name = name
         self.settings = settings
+        self.clock = clock
         self.renderer = WNSRenderer(type: settings.type, launchTemplate: settings.launchTemplate)
         self.channelRule = ChannelURLRule(
             serviceDomain: "notify.windows.com",
@@ -111,7 +116,7 @@ public struct WNSProvider: PushProvider {
     }
 
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<WNSMessage> {
-        renderer.render(notification, for: variant, now: Int64(Date().timeIntervalSince1970))
+        renderer.render(notification, for: variant, now: clock.nowSeconds())
     }
 
     public func send(_ message: WNSMessage, to target: DeliveryTarget) async -> DeliveryOutcome {

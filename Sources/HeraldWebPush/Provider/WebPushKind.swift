@@ -51,7 +51,8 @@ public struct WebPushKind: ProviderKind {
         let tls = try options.outboundTLS(environment: environment)
         let egress = try await options.egressGuard(environment: environment, connectTimeout: settings.connectTimeout)
         do {
-            return try await WebPushProvider(name: name, settings: settings, key: key, tls: tls, egress: egress, logger: environment.logger)
+            return try await WebPushProvider(
+                name: name, settings: settings, key: key, tls: tls, egress: egress, logger: environment.logger, clock: environment.clock)
         } catch {
             await egress?.close()
             throw error

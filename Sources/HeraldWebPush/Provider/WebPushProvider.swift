@@ -51,15 +51,21 @@ public struct WebPushProvider: PushProvider, WebPushApplicationServer {
     private let client: HTTPClient
     private let egress: EgressGuard?
     private let logger: Logger
+    /// The store's clock, so rendered expirations and VAPID `exp` agree with the pipeline's time.
+    private let clock: WallClock
 
-    /// Creates a provider signing with `key`, with its own HTTP client using `tls`, connecting through `egress` when given.
+    /// Creates a provider signing with `key`, with its own HTTP client using `tls`, connecting through `egress` when given;
+    /// renders and VAPID tokens are stamped with `clock`.
     public init(
-        name: String, settings: Settings, key: VAPIDKey, tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger
+        name: String, settings: Settings, key: VAPIDKey, tls: TLSConfiguration, egress: EgressGuard? = nil, logger: Logger,
+        clock: WallClock = .system
     ) async throws {
         self.name = name
         self.settings = settings
+        self.clock = clock
         self.renderer = WebPushRenderer(defaultTTL: settings.defaultTTL)
-        self.vapid = try await VAPIDTokenCache(key: key, subject: settings.subject)
+        self.vapid = try await VAPIDTokenCache(
+            key: key, subject: settings.subject, now: { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) })
         self.logger = logger
         self.egress = egress
         self.client = OutboundHTTPClient.make(
@@ -72,7 +78,7 @@ public struct WebPushProvider: PushProvider, WebPushApplicationServer {
     }
 
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<WebPushMessage> {
-        renderer.render(notification, for: variant, now: Int64(Date().timeIntervalSince1970))
+        renderer.render(notification, for: variant, now: clock.nowSeconds())
     }
 
     public var hasSubscriberDestinations: Bool { true }
