@@ -439,15 +439,12 @@ let package = Package(
             ],
             path: "Benchmarks/HeraldBench"
         ),
-        // Test support: real local receivers (webhook sink, SSE client), test CAs.
+        // Test fixtures: real local receivers (webhook sink, SSE client), test servers (PostgreSQL,
+        // Redis, WebDriver), the simulators' test beds, test CAs, ports and temporary directories.
         .target(
-            name: "HeraldTestSupport",
+            name: "HeraldTestFixtures",
             dependencies: [
-                "HeraldCore",
                 "HeraldSimulators",
-                "HeraldServer",
-                "HeraldRuntime",
-                "HeraldConfiguration",
                 "HeraldRedis",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -461,6 +458,24 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The application harness: a whole Herald in the test's process (TestHerald); brings the fixtures.
+        .target(
+            name: "HeraldTestSupport",
+            dependencies: [
+                "HeraldTestFixtures",
+                "HeraldCore",
+                "HeraldServer",
+                "HeraldRuntime",
+                "HeraldConfiguration",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
@@ -473,7 +488,7 @@ let package = Package(
         .testTarget(
             name: "HeraldStoreSQLiteTests",
             dependencies: [
-                "HeraldTestSupport",
+                "HeraldTestFixtures",
                 "HeraldStoreSQLite", "HeraldStoreConformance", "HeraldStore", "HeraldCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -482,13 +497,13 @@ let package = Package(
         .testTarget(
             name: "HeraldStorePostgresTests",
             dependencies: [
-                "HeraldStorePostgres", "HeraldStoreConformance", "HeraldStore", "HeraldCore", "HeraldTestSupport", "HeraldSimulators",
+                "HeraldStorePostgres", "HeraldStoreConformance", "HeraldStore", "HeraldCore", "HeraldTestFixtures", "HeraldSimulators",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldConfigurationTests", dependencies: ["HeraldConfiguration", "HeraldCore", "HeraldTestFixtures"]),
         .testTarget(name: "HeraldPipelineTests", dependencies: ["HeraldPipeline", "HeraldCore", "HeraldStore"]),
         .testTarget(
             name: "HeraldIntakeTests",
@@ -538,7 +553,7 @@ let package = Package(
             dependencies: [
                 "HeraldHTTP2",
                 "HeraldSimulators",
-                "HeraldTestSupport",
+                "HeraldTestFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -554,7 +569,7 @@ let package = Package(
         .testTarget(
             name: "HeraldAPNsTests",
             dependencies: [
-                "HeraldTestSupport",
+                "HeraldTestFixtures",
                 "HeraldAPNs", "HeraldCore", "HeraldSimulators", "HeraldHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -565,7 +580,7 @@ let package = Package(
         .testTarget(
             name: "HeraldFCMTests",
             dependencies: [
-                "HeraldTestSupport",
+                "HeraldTestFixtures",
                 "HeraldFCM", "HeraldCore", "HeraldSimulators", "HeraldHTTP2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -578,7 +593,7 @@ let package = Package(
         .testTarget(
             name: "HeraldWNSTests",
             dependencies: [
-                "HeraldTestSupport",
+                "HeraldTestFixtures",
                 "HeraldWNS", "HeraldCore", "HeraldSimulators", "HeraldWebhook",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -591,7 +606,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGCMLegacyTests",
             dependencies: [
-                "HeraldTestSupport",
+                "HeraldTestFixtures",
                 "HeraldGCMLegacy", "HeraldCore", "HeraldSimulators", "HeraldWebhook",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -603,7 +618,7 @@ let package = Package(
         .testTarget(
             name: "HeraldWebPushTests",
             dependencies: [
-                "HeraldTestSupport",
+                "HeraldTestFixtures",
                 "HeraldWebPush", "HeraldCore", "HeraldSimulators",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -613,7 +628,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestFixtures"]),
         // The rs/pushd import against a real redis-server, checked through a Herald started on the result.
         .testTarget(
             name: "HeraldImportTests",

@@ -12,12 +12,12 @@ public final class BacklogGate: Sendable {
     /// What `Retry-After` tells refused publishers.
     static let retryAfterSeconds = 5
 
-    private let store: any HeraldStore
+    private let store: any PublishQueue
     private let limit: Int
     private let sample = Mutex<(backlog: Int, at: ContinuousClock.Instant)?>(nil)
 
     /// Creates a gate; a `limit` of 0 admits everything.
-    public init(store: any HeraldStore, limit: Int) {
+    public init(store: any PublishQueue, limit: Int) {
         self.store = store
         self.limit = limit
     }

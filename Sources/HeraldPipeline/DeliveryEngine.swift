@@ -10,7 +10,7 @@ import Synchronization
 /// Each provider of a page is sent to at once and on its own, within its bulkhead, so a push
 /// service or host that hangs delays none of the others.
 public struct DeliveryEngine: Sendable {
-    let store: any HeraldStore
+    let store: any DeliverySettlement & PublishQueue & SubscriberStore & StoreRuntime
     let providers: ProviderSet
     let policy: DeliveryPolicy
     /// What each attempt's result does.
@@ -36,7 +36,7 @@ public struct DeliveryEngine: Sendable {
 
     /// Creates an engine; `owner` identifies this process in leases.
     public init(
-        store: any HeraldStore,
+        store: any DeliverySettlement & PublishQueue & SubscriberStore & StoreRuntime,
         providers: ProviderSet,
         policy: DeliveryPolicy,
         owner: String,

@@ -19,7 +19,7 @@ import Synchronization
 public struct FanOutService: Service, CustomStringConvertible {
     public var description: String { "FanOutService" }
 
-    private let store: any HeraldStore
+    private let store: any PublishQueue & DeliverySettlement
     private let engine: DeliveryEngine
     private let policy: DeliveryPolicy
     private let wakeUp: WakeUpSignal
@@ -27,7 +27,7 @@ public struct FanOutService: Service, CustomStringConvertible {
     private let logger: Logger
 
     /// Creates the service; `owner` identifies this process in leases.
-    public init(store: any HeraldStore, engine: DeliveryEngine, wakeUp: WakeUpSignal, owner: String, logger: Logger) {
+    public init(store: any PublishQueue & DeliverySettlement, engine: DeliveryEngine, wakeUp: WakeUpSignal, owner: String, logger: Logger) {
         self.store = store
         self.engine = engine
         self.policy = engine.policy

@@ -8,13 +8,13 @@ import ServiceLifecycle
 public struct PruneService: Service, CustomStringConvertible {
     public var description: String { "PruneService" }
 
-    private let store: any HeraldStore
+    private let store: any FeedbackLog & DeadLetterStore & PublishReceipts & StoreRuntime
     private let policy: DeliveryPolicy
     private let logger: Logger
     private let clock: WallClock
 
     /// Creates the service.
-    public init(store: any HeraldStore, policy: DeliveryPolicy, logger: Logger) {
+    public init(store: any FeedbackLog & DeadLetterStore & PublishReceipts & StoreRuntime, policy: DeliveryPolicy, logger: Logger) {
         self.store = store
         self.policy = policy
         self.logger = logger

@@ -12,7 +12,7 @@ import ServiceLifecycle
 public struct RetryService: Service, CustomStringConvertible {
     public var description: String { "RetryService" }
 
-    private let store: any HeraldStore
+    private let store: any RetryQueue
     private let engine: DeliveryEngine
     private let policy: DeliveryPolicy
     private let wakeUp: WakeUpSignal
@@ -23,7 +23,7 @@ public struct RetryService: Service, CustomStringConvertible {
     private let claimLimit = 200
 
     /// Creates the service; `owner` identifies this process in leases. It wakes on the engine's retry signal.
-    public init(store: any HeraldStore, engine: DeliveryEngine, owner: String, logger: Logger) {
+    public init(store: any RetryQueue, engine: DeliveryEngine, owner: String, logger: Logger) {
         self.store = store
         self.engine = engine
         self.policy = engine.policy

@@ -11,14 +11,14 @@ import ServiceLifecycle
 public struct ScheduleService: Service, CustomStringConvertible {
     public var description: String { "ScheduleService" }
 
-    private let store: any HeraldStore
+    private let store: any PublishReceipts & StoreRuntime
     private let logger: Logger
     private let clock: WallClock
     /// Publishes released per transaction.
     static let batch = 100
 
     /// Creates the service.
-    public init(store: any HeraldStore, logger: Logger) {
+    public init(store: any PublishReceipts & StoreRuntime, logger: Logger) {
         self.store = store
         self.logger = logger
         self.clock = store.clock

@@ -8,10 +8,10 @@ import ServiceLifecycle
 public struct StoreService: Service, CustomStringConvertible {
     public var description: String { "StoreService" }
 
-    private let store: any HeraldStore
+    private let store: any StoreRuntime
 
     /// Creates the service.
-    public init(store: any HeraldStore) {
+    public init(store: any StoreRuntime) {
         self.store = store
     }
 
@@ -36,7 +36,7 @@ public struct WakeUpRelay: Service, CustomStringConvertible {
 
     /// Creates the relay. It subscribes now, so nothing committed after this returns is missed.
     public init(
-        store: any HeraldStore, jobs: WakeUpSignal, deliveries: WakeUpSignal, onEvent: @escaping @Sendable (PublishedEvent) -> Void
+        store: any StoreRuntime, jobs: WakeUpSignal, deliveries: WakeUpSignal, onEvent: @escaping @Sendable (PublishedEvent) -> Void
     ) {
         self.stream = store.wakeUps()
         self.jobs = jobs

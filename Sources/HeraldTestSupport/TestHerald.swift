@@ -129,21 +129,11 @@ public final class TestHerald: Sendable {
         return TestHerald(port: port, frontEndPorts: ports, directory: directory, application: application, group: group, finished: finished)
     }
 
-    /// A new empty temporary directory, removed with everything in it when the process exits.
+    /// A new empty temporary directory, removed with everything in it when the process exits
+    /// (``TemporaryDirectory/make()``).
     public static func makeTemporaryDirectory() -> String {
-        let path = (temporaryRoot as NSString).appendingPathComponent(UUID().uuidString)
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        TemporaryDirectory.make()
     }
-
-    /// The folder of this process's temporary directories, created on first use. Removed at exit,
-    /// so that test runs do not leave a directory behind per test (they had left tens of thousands).
-    private static let temporaryRoot: String = {
-        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("herald-test-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(atPath: TestHerald.temporaryRoot) }
-        return path
-    }()
 
     /// The base URL.
     public var baseURL: String { "http://127.0.0.1:\(port)" }

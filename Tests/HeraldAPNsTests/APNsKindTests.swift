@@ -4,12 +4,12 @@ import HeraldAPNs
 import HeraldCore
 import Logging
 import Testing
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// The kind's connection options: accepted in range, refused naming their key.
 @Suite struct APNsKindTests {
     private func make(_ extra: [(String, String)]) async throws -> any PushProvider {
-        let directory = TestHerald.makeTemporaryDirectory()
+        let directory = TemporaryDirectory.make()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let keyFile = directory + "/AuthKey_KEY1234567.p8"
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)

@@ -1,13 +1,13 @@
 import Foundation
 import HeraldConfiguration
 import HeraldCore
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// Loads configurations from YAML text through a real file, as `herald serve --config` does.
 enum Fixture {
     /// A fresh empty directory, in the test process's temporary folder removed at exit.
     static func makeDirectory() -> String {
-        TestHerald.makeTemporaryDirectory()
+        TemporaryDirectory.make()
     }
 
     /// Writes `text` to a new file and returns its path.

@@ -4,7 +4,7 @@ import HeraldFCM
 import HeraldSimulators
 import Logging
 import Testing
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// A running FCM simulator over TLS with a generated CA, a service account written where the `fcm` kind reads it,
 /// and providers built through the public kind.
@@ -20,7 +20,7 @@ struct FCMFixture {
 
     /// Starts a simulator; `configure` adjusts its configuration first.
     static func start(_ configure: (inout FCMSimulator.Configuration) -> Void = { _ in }) async throws -> FCMFixture {
-        let directory = TestHerald.makeTemporaryDirectory()
+        let directory = TemporaryDirectory.make()
         let authority = try SimulatorCertificateAuthority(directory: directory)
         var configuration = FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority)
         configuration.recordPayloads = true

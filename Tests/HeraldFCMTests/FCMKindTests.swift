@@ -3,11 +3,11 @@ import HeraldCore
 import HeraldFCM
 import Logging
 import Testing
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// The kind's options: where the service account comes from, endpoints, limits, and the errors that name the key.
 @Suite struct FCMKindTests {
-    private let directory = TestHerald.makeTemporaryDirectory()
+    private let directory = TemporaryDirectory.make()
 
     private func make(_ values: [(String, String)]) async throws -> any PushProvider {
         let section = ConfigSection(

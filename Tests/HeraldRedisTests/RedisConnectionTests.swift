@@ -1,5 +1,5 @@
 import HeraldRedis
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 /// The hiredis-based client against a real `redis-server`.

@@ -1,6 +1,6 @@
 import HeraldStoreConformance
 import HeraldStorePostgres
-import HeraldTestSupport
+import HeraldTestFixtures
 import Logging
 
 extension StoreBackend {

@@ -2,7 +2,7 @@ import Foundation
 import HeraldSimulators
 @testable import HeraldStorePostgres
 import HeraldStore
-import HeraldTestSupport
+import HeraldTestFixtures
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -41,7 +41,7 @@ struct PostgresConnectionTests {
     @Test("sslmode=require with an sslrootcert checks the authority, as libpq does: another authority is refused")
     func requireWithRootsChecksTheAuthority() async throws {
         let server = try await PostgresTestServer.shared()
-        let directory = TestHerald.makeTemporaryDirectory()
+        let directory = TemporaryDirectory.make()
         let other = directory + "/other-ca.pem"
         try SimulatorCertificateAuthority(commonName: "Another CA").caCertificatePEM.write(toFile: other, atomically: true, encoding: .utf8)
         try await expectRefused(server, "sslmode=require&sslrootcert=\(other)")

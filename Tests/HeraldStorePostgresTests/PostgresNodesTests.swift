@@ -1,7 +1,7 @@
 import HeraldCore
 import HeraldStore
 @testable import HeraldStorePostgres
-import HeraldTestSupport
+import HeraldTestFixtures
 import Testing
 
 /// What only a shared store has: several nodes (stores) on one database.

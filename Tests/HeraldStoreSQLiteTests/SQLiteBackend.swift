@@ -1,7 +1,7 @@
 import Foundation
 import HeraldStoreConformance
 import HeraldStoreSQLite
-import HeraldTestSupport
+import HeraldTestFixtures
 
 extension StoreBackend {
     /// SQLite on a new file in a per-process temporary folder, removed when the test process exits.
@@ -13,7 +13,7 @@ extension StoreBackend {
 /// Where SQLite test databases live: one folder per test process, removed when it exits.
 enum TemporaryDatabases {
     /// The folder, created on first use.
-    static let directory = TestHerald.makeTemporaryDirectory()
+    static let directory = TemporaryDirectory.make()
 
     /// A path for a new database file.
     static func newPath() -> String {

@@ -27,7 +27,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
         var since: Int64?
     }
 
-    let store: any HeraldStore
+    let store: any DeliverySettlement & PublishQueue
     let policy: DeliveryPolicy
     let owner: String
     let logger: Logger
@@ -44,7 +44,7 @@ public final class OutcomeSettler: Service, CustomStringConvertible {
     private let committedSignal = WakeUpSignal()
 
     init(
-        store: any HeraldStore, policy: DeliveryPolicy, owner: String, logger: Logger, metrics: PipelineMetrics,
+        store: any DeliverySettlement & PublishQueue, policy: DeliveryPolicy, owner: String, logger: Logger, metrics: PipelineMetrics,
         retryWakeUp: WakeUpSignal, clock: WallClock
     ) {
         self.store = store

@@ -35,8 +35,8 @@ public final class DashboardFeed: Service, Sendable, CustomStringConvertible {
 
     /// Creates the feed of the registry in `metrics`, with the sampled gauges of `store`, `hub` and `providers`.
     public init(
-        store: any HeraldStore, metrics: ServerMetrics, hub: EventStreamHub?, providers: ProviderSet, interval: Duration = DashboardFeed.defaultInterval,
-        logger: Logger
+        store: any PublishQueue & RetryQueue & StoreRuntime, metrics: ServerMetrics, hub: EventStreamHub?, providers: ProviderSet,
+        interval: Duration = DashboardFeed.defaultInterval, logger: Logger
     ) {
         self.sampler = GaugeSampler(store: store, metrics: metrics, hub: hub, providers: providers)
         self.interval = interval
@@ -95,6 +95,6 @@ public final class DashboardFeed: Service, Sendable, CustomStringConvertible {
             logger.debug("cannot sample the store's gauges for the dashboard", metadata: ["error": "\(error)"])
         }
         let text = String(decoding: sampler.metrics.registry.emitToBuffer(), as: UTF8.self)
-        return MetricsSnapshot(prometheusText: text).json(timeMillis: Int64(Date.now.timeIntervalSince1970 * 1000))
+        return MetricsSnapshot(prometheusText: text).json(timeMillis: sampler.store.clock.nowMillis())
     }
 }

@@ -12,13 +12,13 @@ import NIOCore
 /// (`/feedback`, `/dead-letters`, `/dead-letters/replay`), with the credentials the browser was
 /// given for the page.
 public struct DashboardRoutes: Sendable {
-    let store: any HeraldStore
+    let store: any SubscriberStore & SubscriptionStore
     let authorizer: Authorizer
     let providers: ProviderSet
     let feed: DashboardFeed
 
     /// Creates the routes; `feed` is the stream's source (a service of the application).
-    public init(store: any HeraldStore, authorizer: Authorizer, providers: ProviderSet, feed: DashboardFeed) {
+    public init(store: any SubscriberStore & SubscriptionStore, authorizer: Authorizer, providers: ProviderSet, feed: DashboardFeed) {
         self.store = store
         self.authorizer = authorizer
         self.providers = providers

@@ -82,7 +82,7 @@ extension PushdRoutes {
     }
 
     /// `GET /status` (§4.17): 204 when a trivial query succeeded within 2 seconds, at most a
-    /// second ago (`StoreHealth`), 503 otherwise.
+    /// second ago (`StatusProbe`), 503 otherwise.
     func status(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let healthy = await health.isHealthy()
         guard healthy else { throw APIError.unavailable }

@@ -16,7 +16,7 @@ public struct PushdRoutes: Sendable {
     /// Largest accepted request body: 1 MiB, as rs/pushd.
     public static let maxBodySize = 1_048_576
 
-    let store: any HeraldStore
+    let store: any SubscriberStore & SubscriptionStore & EventStore & StoreHealth
     let providers: ProviderSet
     let intake: Intake
     let authorizer: Authorizer
@@ -24,16 +24,16 @@ public struct PushdRoutes: Sendable {
     let logger: Logger
     let clock: WallClock
     /// `GET /status`'s cached ping.
-    let health: StoreHealth
+    let health: StatusProbe
 
     /// Creates the routes. `hub` is `nil` when `event_source.enabled` is false.
     public init(
-        store: any HeraldStore, providers: ProviderSet, intake: Intake, authorizer: Authorizer, hub: EventStreamHub?, logger: Logger,
+        store: any SubscriberStore & SubscriptionStore & EventStore & StoreHealth, providers: ProviderSet, intake: Intake, authorizer: Authorizer, hub: EventStreamHub?, logger: Logger,
         clock: WallClock = .system
     ) {
         self.clock = clock
         self.store = store
-        self.health = StoreHealth { try await store.ping() }
+        self.health = StatusProbe { try await store.ping() }
         self.providers = providers
         self.intake = intake
         self.authorizer = authorizer

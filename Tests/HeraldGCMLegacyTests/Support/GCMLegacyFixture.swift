@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldGCMLegacy
 import HeraldSimulators
 import OrderedCollections
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// A running legacy GCM simulator over TLS with its CA on disk, and a way to build `gcm-legacy` providers for it.
 struct GCMLegacyFixture {
@@ -15,7 +15,7 @@ struct GCMLegacyFixture {
 
     /// Runs `body` with a started simulator, stopping it afterwards.
     static func with<T>(_ body: (GCMLegacyFixture) async throws -> T) async throws -> T {
-        let directory = TestHerald.makeTemporaryDirectory()
+        let directory = TemporaryDirectory.make()
         let authority = try SimulatorCertificateAuthority(directory: directory)
         let simulator = GCMLegacySimulator(configuration: .init(apiKeys: [apiKey], certificateAuthority: authority))
         try await simulator.start()

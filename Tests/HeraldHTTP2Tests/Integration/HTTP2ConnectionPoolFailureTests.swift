@@ -1,4 +1,4 @@
-import HeraldTestSupport
+import HeraldTestFixtures
 import Logging
 import NIOCore
 import NIOPosix

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSimulators
 import OrderedCollections
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// A temporary directory with a simulator CA, removed afterwards.
 struct SimulatorDirectory {
@@ -10,7 +10,7 @@ struct SimulatorDirectory {
     let authority: SimulatorCertificateAuthority
 
     init() throws {
-        path = TestHerald.makeTemporaryDirectory()
+        path = TemporaryDirectory.make()
         authority = try SimulatorCertificateAuthority(directory: path)
     }
 

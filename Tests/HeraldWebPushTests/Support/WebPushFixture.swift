@@ -8,7 +8,7 @@ import NIOCore
 import NIOSSL
 import OrderedCollections
 import Testing
-import HeraldTestSupport
+import HeraldTestFixtures
 
 /// A running Web Push simulator with its CA on disk, and a `webpush` provider built through `WebPushKind` that
 /// trusts it; torn down whatever the test does.
@@ -30,7 +30,7 @@ struct WebPushFixture: Sendable {
         options: [String: String] = [:],
         _ body: (WebPushFixture) async throws -> Void
     ) async throws {
-        let directory = TestHerald.makeTemporaryDirectory()
+        let directory = TemporaryDirectory.make()
         let authority = try SimulatorCertificateAuthority(directory: directory)
         var configuration = WebPushSimulator.Configuration(certificateAuthority: authority)
         // Tests start many simulators; their start/stop lines would drown the test output.

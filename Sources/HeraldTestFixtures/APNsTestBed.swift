@@ -20,7 +20,7 @@ public struct APNsTestBed: Sendable {
         extraProviderOptions: [String] = [],
         configure: (inout APNsSimulator.Configuration) -> Void = { _ in }
     ) async throws -> APNsTestBed {
-        let directory = TestHerald.makeTemporaryDirectory()
+        let directory = TemporaryDirectory.make()
         let authority = try SimulatorCertificateAuthority(directory: directory)
         let topic = "com.example.app"
         let key = P256.Signing.PrivateKey()

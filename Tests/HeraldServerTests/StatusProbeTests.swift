@@ -4,7 +4,7 @@ import Testing
 
 /// `GET /status`'s cached ping: shared by concurrent requests, never older than its bound.
 @Suite("Store health")
-struct StoreHealthTests {
+struct StatusProbeTests {
     /// Counts probes and fails while told to.
     final class Probe: Sendable {
         private let state = Mutex<(calls: Int, failing: Bool)>((0, false))
@@ -27,7 +27,7 @@ struct StoreHealthTests {
     @Test("concurrent requests within the bound share one ping")
     func concurrentRequestsShareOnePing() async {
         let probe = Probe()
-        let health = StoreHealth(maxAge: .seconds(3600)) { try probe.run() }
+        let health = StatusProbe(maxAge: .seconds(3600)) { try probe.run() }
 
         let answers = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<100 { group.addTask { await health.isHealthy() } }
@@ -44,7 +44,7 @@ struct StoreHealthTests {
     func failureAndRecovery() async {
         let probe = Probe()
         // A bound of zero: every call pings, so the answers follow the store.
-        let health = StoreHealth(maxAge: .zero) { try probe.run() }
+        let health = StatusProbe(maxAge: .zero) { try probe.run() }
 
         probe.fail(true)
         #expect(await health.isHealthy() == false)
@@ -55,7 +55,7 @@ struct StoreHealthTests {
 
     @Test("a ping that does not return within the timeout answers unhealthy")
     func hangingPing() async {
-        let health = StoreHealth(maxAge: .zero, timeout: .milliseconds(50)) {
+        let health = StatusProbe(maxAge: .zero, timeout: .milliseconds(50)) {
             try await Task.sleep(for: .seconds(3600))
         }
         #expect(await health.isHealthy() == false)

@@ -8,7 +8,7 @@ import Synchronization
 /// answer is still the result of a ping that finished less than `maxAge` ago, or of one the
 /// request waited for: a request never gets an answer older than that, however rarely it polls,
 /// so a database that goes away shows as 503 within `maxAge` plus the ping's `timeout`.
-final class StoreHealth: Sendable {
+final class StatusProbe: Sendable {
     /// The last ping's result and the one in flight.
     private struct State {
         /// `nil` until the first ping has finished.

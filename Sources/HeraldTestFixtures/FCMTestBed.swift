@@ -13,7 +13,7 @@ public struct FCMTestBed: Sendable {
     public static func start(
         extraProviderOptions: [String] = [], configure: (inout FCMSimulator.Configuration) -> Void = { _ in }
     ) async throws -> FCMTestBed {
-        let directory = TestHerald.makeTemporaryDirectory()
+        let directory = TemporaryDirectory.make()
         let authority = try SimulatorCertificateAuthority(directory: directory)
         let account = try FCMTestServiceAccount(projectID: "herald-test")
         var configuration = FCMSimulator.Configuration(serviceAccounts: [account], certificateAuthority: authority)
