@@ -3,9 +3,10 @@
 `POST /subscribers` and `POST /send` take any string as `proto`, and a token whose form the
 provider defines: which names exist and what their tokens look like is configuration, so a
 request that matches docs/openapi.yaml may still be refused with the 400 the contract declares
-for it. schemathesis.toml lets `positive_data_acceptance` take that 400 on these two operations;
-this check keeps it exact: a schema-valid request may be refused only with one of those
-configuration-dependent answers, never with any other 400.
+for it. Likewise `POST /event/{event}` refuses a delivery time further ahead than
+`delivery.max_schedule_ahead`, a bound relative to now. schemathesis.toml lets
+`positive_data_acceptance` take a 400 on these three operations; this check keeps it exact: a
+schema-valid request may be refused only with one of those answers, never with any other 400.
 """
 
 import itertools
@@ -14,18 +15,24 @@ import re
 
 import schemathesis
 
-#: The operations whose schema-valid requests the configuration may refuse.
-CONFIGURED = {("POST", "/subscribers"), ("POST", "/send")}
-
-#: pushd-api.md §4.2 and README "Running it safely": an unknown provider, a token the provider
-#: does not take, a destination outside the outbound policy.
-REFUSALS = re.compile(r"^(Invalid value for `proto'|Invalid value for `token'|Destination not allowed: .+)$")
+#: The operations whose schema-valid requests the configuration, or the time, may refuse, and
+#: with which errors: pushd-api.md §4.2 and README "Running it safely" (an unknown provider, a
+#: token the provider does not take, a destination outside the outbound policy), and a scheduled
+#: publish due further ahead than `delivery.max_schedule_ahead` (a bound on `at` or `delay`
+#: relative to now, which no schema can state).
+CONFIGURED = {
+    ("POST", "/subscribers"): re.compile(r"^(Invalid value for `proto'|Invalid value for `token'|Destination not allowed: .+)$"),
+    ("POST", "/send"): re.compile(r"^(Invalid value for `proto'|Invalid value for `token'|Destination not allowed: .+)$"),
+    ("POST", "/event/{event}"): re.compile(r"^The delivery time is more than [0-9]+ seconds ahead$"),
+}
 
 
 @schemathesis.check
 def configuration_refusals_only(ctx, response, case):
-    """A schema-valid registration or raw send is accepted or refused for its configuration only."""
-    if (case.operation.method.upper(), case.operation.path) not in CONFIGURED:
+    """A schema-valid registration, raw send or publish is accepted, or refused for its configuration
+    or its time only."""
+    refusals = CONFIGURED.get((case.operation.method.upper(), case.operation.path))
+    if refusals is None:
         return None
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive or response.status_code != 400:
@@ -34,7 +41,7 @@ def configuration_refusals_only(ctx, response, case):
         error = json.loads(response.content).get("error")
     except (ValueError, AttributeError):
         error = None
-    if not isinstance(error, str) or not REFUSALS.match(error):
+    if not isinstance(error, str) or not refusals.match(error):
         raise AssertionError(
             f"Schema-valid request refused for a reason that is not the configuration's: {response.content[:200]!r}"
         )

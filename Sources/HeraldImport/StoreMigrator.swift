@@ -13,16 +13,19 @@ import Logging
 /// (or, for subscribers, made equal to the source), so a migration that stopped can be run again.
 /// The source should not change meanwhile: stop the server that uses it first.
 public struct StoreMigrator: Sendable {
-    /// The store read.
-    public let source: any HeraldStore & StoreExport
-    /// The store written.
-    public let destination: any HeraldStore
+    /// The store read: its pages, dead letters and counts.
+    public let source: any StoreExport & DeadLetterStore & WorkImport & StoreHealth
+    /// The store written: one call per page, and its counts.
+    public let destination: any SubscriberImport & WorkImport & StoreHealth
     /// Rows per page read and per store call written.
     public let batchSize: Int
     private let logger: Logger
 
     /// Creates a migrator; nothing is read until ``run(progress:)``.
-    public init(source: any HeraldStore & StoreExport, destination: any HeraldStore, batchSize: Int = 2_000, logger: Logger) {
+    public init(
+        source: any StoreExport & DeadLetterStore & WorkImport & StoreHealth, destination: any SubscriberImport & WorkImport & StoreHealth,
+        batchSize: Int = 2_000, logger: Logger
+    ) {
         self.source = source
         self.destination = destination
         self.batchSize = max(1, batchSize)

@@ -54,10 +54,33 @@ struct PublishSchedule: Sendable, Equatable {
     static func unixSeconds(_ value: BodyValue) -> Int64? {
         guard !value.isBool, let text = value.scalarText, !text.isEmpty else { return nil }
         if let seconds = wholeSeconds(value) { return seconds }
-        guard case .string = value, let date = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Self.fractional)) else {
-            return nil
+        guard case .string = value else { return nil }
+        return rfc3339Seconds(text)
+    }
+
+    /// An RFC 3339 time as Unix seconds (a fraction rounds up).
+    ///
+    /// Foundation's ISO 8601 parser reads the form but not all of RFC 3339's range: it refuses
+    /// lower-case `t` and `z` and offsets beyond ±18 hours, which RFC 3339 allows up to ±23:59.
+    /// So the letters are upper-cased and a numeric offset is applied here, the rest parsed as UTC.
+    static func rfc3339Seconds(_ text: String) -> Int64? {
+        var local = text.uppercased()
+        var offsetSeconds = 0
+        if local.hasSuffix("Z") {
+            local.removeLast()
+        } else {
+            let utf8 = Array(local.utf8.suffix(6))
+            guard utf8.count == 6, utf8[0] == UInt8(ascii: "+") || utf8[0] == UInt8(ascii: "-"), utf8[3] == UInt8(ascii: ":"),
+                let hours = Int(String(decoding: utf8[1...2], as: UTF8.self)), let minutes = Int(String(decoding: utf8[4...5], as: UTF8.self)),
+                utf8[1...2].allSatisfy({ (0x30...0x39).contains($0) }), utf8[4...5].allSatisfy({ (0x30...0x39).contains($0) }),
+                hours < 24, minutes < 60
+            else { return nil }
+            offsetSeconds = (hours * 3600 + minutes * 60) * (utf8[0] == UInt8(ascii: "-") ? -1 : 1)
+            local.removeLast(6)
         }
-        return Int64(date.timeIntervalSince1970.rounded(.up))
+        local += "Z"
+        guard let date = (try? Date(local, strategy: .iso8601)) ?? (try? Date(local, strategy: Self.fractional)) else { return nil }
+        return Int64((date.timeIntervalSince1970 - Double(offsetSeconds)).rounded(.up))
     }
 
     private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -442,8 +442,8 @@ public struct DeliveryEngine: Sendable {
             while true {
                 do {
                     let previous = try await store.incrementBadges(expecting: toIncrement)
-                    for (index, stored) in zip(incrementAt, previous) {
-                        guard let stored else { continue }
+                    for (index, increment) in zip(incrementAt, previous) {
+                        guard case .incremented(let stored) = increment else { continue }
                         result[index] = .some(BadgeLogic.badgeToSend(payloadBadge: notification.badge, storedBadge: stored, increment: true))
                     }
                     break

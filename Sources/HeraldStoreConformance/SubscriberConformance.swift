@@ -209,7 +209,7 @@ public enum SubscriberConformance {
                 BadgeExpectation(id: absent, storedBadge: nil), BadgeExpectation(id: three, storedBadge: "3"),
                 BadgeExpectation(id: text, storedBadge: "abc"), BadgeExpectation(id: unknown, storedBadge: nil),
             ])
-            #expect(before == [.some(nil), .some("3"), .some("abc"), nil])
+            #expect(before == [.incremented(from: nil), .incremented(from: "3"), .incremented(from: "abc"), .subscriberGone])
 
             #expect(try await store.subscriber(absent)?.fields.badge == "1")
             #expect(try await store.subscriber(three)?.fields.badge == "4")
@@ -217,7 +217,7 @@ public enum SubscriberConformance {
             #expect(try await store.subscriber(untouched)?.fields.badge == "9")
 
             let second = try await store.incrementBadges(expecting: [BadgeExpectation(id: three, storedBadge: "4")])
-            #expect(second == [.some("4")])
+            #expect(second == [.incremented(from: "4")])
             #expect(try await store.subscriber(three)?.fields.badge == "5")
         }
     }
@@ -228,11 +228,11 @@ public enum SubscriberConformance {
             for (index, badge) in ["", "zwölf", "7"].enumerated() {
                 let id = try await store.register(apns(index, fields: SubscriberFields(badge: badge)), now: TestTime.t0).subscriber.id
                 let stored = try await store.subscriber(id)?.fields.badge
-                #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: id, storedBadge: stored)]) == [.some(stored)])
+                #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: id, storedBadge: stored)]) == [.incremented(from: stored)])
                 #expect(try await store.subscriber(id)?.fields.badge == BadgeLogic.incrementedStoredBadge(stored))
                 // A longer expectation with the same prefix must not match.
                 let next = try await store.subscriber(id)?.fields.badge
-                #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: id, storedBadge: (next ?? "") + "0")]) == [.some(next)])
+                #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: id, storedBadge: (next ?? "") + "0")]) == [.incremented(from: next)])
             }
         }
     }
@@ -254,7 +254,7 @@ public enum SubscriberConformance {
                 BadgeExpectation(id: reset, storedBadge: "5"),  // stored is absent
                 BadgeExpectation(id: unknown, storedBadge: "1"),
             ])
-            #expect(before == [.some("3"), .some(nil), .some("7"), .some(nil), nil])
+            #expect(before == [.incremented(from: "3"), .incremented(from: nil), .incremented(from: "7"), .incremented(from: nil), .subscriberGone])
 
             #expect(try await store.subscriber(asRead)?.fields.badge == "4")
             #expect(try await store.subscriber(absent)?.fields.badge == "1")
@@ -265,14 +265,14 @@ public enum SubscriberConformance {
             let twice = try await store.incrementBadges(expecting: [
                 BadgeExpectation(id: asRead, storedBadge: "4"), BadgeExpectation(id: asRead, storedBadge: "4"),
             ])
-            #expect(twice == [.some("4"), .some("4")])
+            #expect(twice == [.incremented(from: "4"), .incremented(from: "4")])
             #expect(try await store.subscriber(asRead)?.fields.badge == "5")
             // Listed twice without a badge: incremented once too.
             let fresh = try await store.register(apns(5), now: TestTime.t0).subscriber.id
             let freshTwice = try await store.incrementBadges(expecting: [
                 BadgeExpectation(id: fresh, storedBadge: nil), BadgeExpectation(id: fresh, storedBadge: nil),
             ])
-            #expect(freshTwice == [.some(nil), .some(nil)])
+            #expect(freshTwice == [.incremented(from: nil), .incremented(from: nil)])
             #expect(try await store.subscriber(fresh)?.fields.badge == "1")
         }
     }
@@ -283,10 +283,10 @@ public enum SubscriberConformance {
             let ids = try await registerMany(store, count: 500)
             let before = try await store.incrementBadges(expecting: ids.map { BadgeExpectation(id: $0, storedBadge: nil) })
             #expect(before.count == 500)
-            #expect(before.allSatisfy { $0 == .some(nil) })
+            #expect(before.allSatisfy { $0 == .incremented(from: nil) })
             // Every expectation stale: the whole page is read again and incremented from what is stored.
             let after = try await store.incrementBadges(expecting: ids.map { BadgeExpectation(id: $0, storedBadge: "7") })
-            #expect(after.allSatisfy { $0 == .some("1") })
+            #expect(after.allSatisfy { $0 == .incremented(from: "1") })
             #expect(try await store.subscriber(ids[499])?.fields.badge == "2")
         }
     }

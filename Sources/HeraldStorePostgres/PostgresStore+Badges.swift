@@ -40,7 +40,7 @@ extension PostgresStore {
     /// Increments a page of badges with one statement when they are as the caller read them (the
     /// usual case), and up to two more a round for those that changed meanwhile. ``BadgeLogic``
     /// holds the rule, so the new values are computed here and bound as arrays.
-    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
+    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [BadgeIncrement] {
         guard !expectations.isEmpty else { return [] }
         // An id listed twice is incremented once: its first listing answers for every listing.
         var first: [SubscriberID: Int] = [:]
@@ -125,6 +125,6 @@ extension PostgresStore {
             }
             return before
         }
-        return expectations.map { before[$0.id] }
+        return expectations.map { BadgeIncrement(previous: before[$0.id]) }
     }
 }

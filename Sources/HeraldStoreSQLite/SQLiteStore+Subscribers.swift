@@ -154,9 +154,9 @@ extension SQLiteStore {
     ///
     /// One prepared statement per subscriber: for a page of a thousand it costs less than one
     /// statement over a JSON array of them, whose building and parsing cost more than the steps.
-    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??] {
+    public func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [BadgeIncrement] {
         guard !expectations.isEmpty else { return [] }
-        return try await pool.write { db in
+        let previous = try await pool.write { db -> [String??] in
             let update = try SQLiteTextStatement("UPDATE badges SET badge = ? WHERE subscriber_id = ? AND badge IS ?", in: db)
             // A subscriber without a badge may have no row yet (migration v12), or one without a
             // badge; one deleted since has neither, and gets none.
@@ -196,6 +196,7 @@ extension SQLiteStore {
             }
             return result
         }
+        return previous.map(BadgeIncrement.init(previous:))
     }
 
     /// Reads the badges of `ids` and writes them incremented, with two statements for all of them;

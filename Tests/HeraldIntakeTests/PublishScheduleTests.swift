@@ -27,6 +27,18 @@ import Testing
         #expect(try due([("delay", .string("2592000"))]) == now + 2_592_000, "exactly max_schedule_ahead")
     }
 
+    @Test func everyRFC3339TimeIsReadWithItsOffset() throws {
+        // Lower-case letters and offsets beyond Foundation's ±18 hours are RFC 3339's too.
+        #expect(try due([("at", .string("2026-11-18t20:27:00z"))]) == 1_795_033_620)
+        #expect(try due([("at", .string("2026-11-19T19:46:00+23:19"))]) == 1_795_033_620)
+        #expect(try due([("at", .string("2026-11-17T21:08:00-23:19"))]) == 1_795_033_620)
+        let ancient = try #require(PublishSchedule.rfc3339Seconds("0043-08-11T01:46:15.0+23:19"), "as schemathesis sent it")
+        #expect(ancient < -60_000_000_000, "a time long past")
+        #expect(PublishSchedule.rfc3339Seconds("2026-11-18T20:27:00+24:00") == nil, "hours of an offset stop at 23")
+        #expect(PublishSchedule.rfc3339Seconds("2026-11-18T20:27:00+0100") == nil, "the offset needs its colon")
+        #expect(PublishSchedule.rfc3339Seconds("2026-11-18T20:27:00") == nil, "an offset is required")
+    }
+
     @Test func aTimeInThePastOrNoDelayPublishesAtOnceAndTheKeysLeaveThePayload() throws {
         #expect(try due([("at", .string("1"))]) == nil)
         #expect(try due([("delay", .number("0"))]) == nil)

@@ -97,14 +97,14 @@ struct SQLiteStoreTests {
         let before = try await store.incrementBadges(expecting: [
             BadgeExpectation(id: ids[0], storedBadge: "3"), BadgeExpectation(id: ids[1], storedBadge: nil),
         ])
-        #expect(before == [.some("3"), .some(nil)])
+        #expect(before == [.incremented(from: "3"), .incremented(from: nil)])
         #expect(try await store.subscriber(ids[0])?.fields.badge == "4")
         #expect(try await store.subscriber(ids[1])?.fields.badge == "1")
         // Subscribers made after it get their row with their first badge; deleted ones lose it.
         let added = try await store.register(apns(9), now: TestTime.t0).subscriber.id
         let badgeRows = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM badges") }
         #expect(badgeRows == 3, "a registration without a badge writes no badges row (v12)")
-        #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: added, storedBadge: nil)]) == [.some(nil)])
+        #expect(try await store.incrementBadges(expecting: [BadgeExpectation(id: added, storedBadge: nil)]) == [.incremented(from: nil)])
         #expect(try await store.deleteSubscriber(ids[2]))
         let rows = try await store.pool.read { db in try String.fetchAll(db, sql: "SELECT subscriber_id FROM badges ORDER BY 1") }
         #expect(rows == [added.rawValue, "s0", "s1"].sorted())

@@ -38,7 +38,7 @@ public protocol SubscriberStore: Sendable {
     /// where a stored badge still has the expected value it is written without being read again;
     /// where it changed meanwhile, the stored value is used. An id listed twice is incremented once.
     ///
-    /// - Returns: for each expectation, in order, the badge as it was before (`.some(nil)`: none),
-    ///   or `nil` when the subscriber no longer exists.
-    func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [String??]
+    /// - Returns: for each expectation, in order, the badge as it was before, or that the
+    ///   subscriber no longer exists.
+    func incrementBadges(expecting expectations: [BadgeExpectation]) async throws -> [BadgeIncrement]
 }
