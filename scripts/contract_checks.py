@@ -11,6 +11,7 @@ schema-valid request may be refused only with one of those answers, never with a
 
 import itertools
 import json
+import os
 import re
 
 import schemathesis
@@ -48,8 +49,10 @@ def configuration_refusals_only(ctx, response, case):
     return None
 
 
-#: Requests sent so far: what makes each `Idempotency-Key` unique.
+#: Requests sent so far, and this run's own mark: what makes each `Idempotency-Key` unique, also
+#: across the runs of several seeds against one server (scripts/contract).
 _sent = itertools.count()
+_run = os.getpid()
 
 
 @schemathesis.hook
@@ -64,5 +67,5 @@ def before_call(context, case, **kwargs):
     headers = case.headers or {}
     for name in list(headers):
         if name.lower() == "idempotency-key" and isinstance(headers[name], str):
-            suffix = f"-{next(_sent)}"
+            suffix = f"-{_run}-{next(_sent)}"
             headers[name] = headers[name][: 255 - len(suffix)] + suffix
