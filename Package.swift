@@ -198,6 +198,19 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The Matrix push gateway (compat.md §8): Sygnal's `POST /_matrix/push/v1/notify` on the main port.
+        .target(
+            name: "HeraldCompatMatrix",
+            dependencies: [
+                "HeraldCore", "HeraldIntake", "HeraldServer", "HeraldConfiguration", "HeraldStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The Choominator/CodexTextor pushd stand-in (compat.md §5): two UDP ports of plain JSON datagrams.
         .target(
             name: "HeraldCompatChoominator",
@@ -283,6 +296,7 @@ let package = Package(
                 "HeraldServer",
                 "HeraldServerTLS",
                 "HeraldCompatGorush",
+                "HeraldCompatMatrix",
                 "HeraldCompatChoominator",
                 "HeraldCompatAPNsMS",
                 "HeraldCompatPush2mob",
@@ -628,6 +642,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The Matrix gateway's request decoding and Sygnal's payloads, without a server.
+        .testTarget(name: "HeraldCompatMatrixTests", dependencies: ["HeraldCompatMatrix", "HeraldCore"]),
         .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestFixtures"]),
         // The rs/pushd import against a real redis-server, checked through a Herald started on the result.
         .testTarget(

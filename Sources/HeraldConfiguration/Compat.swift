@@ -16,6 +16,9 @@ extension HeraldConfiguration {
         public var sujPusher: ConfigSection?
         /// gorush (`compat.gorush`: `ios_provider`, `android_provider`); default `nil` (off).
         public var gorush: ConfigSection?
+        /// The Matrix push gateway (`compat.matrix`: `apps`, each with `provider` and Sygnal's
+        /// options); default `nil` (off).
+        public var matrix: ConfigSection?
 
         /// Creates a compat section; every front-end is off unless given.
         public init(
@@ -23,13 +26,15 @@ extension HeraldConfiguration {
             choominator: ConfigSection? = nil,
             push2mob: ConfigSection? = nil,
             sujPusher: ConfigSection? = nil,
-            gorush: ConfigSection? = nil
+            gorush: ConfigSection? = nil,
+            matrix: ConfigSection? = nil
         ) {
             self.apnsMS = apnsMS
             self.choominator = choominator
             self.push2mob = push2mob
             self.sujPusher = sujPusher
             self.gorush = gorush
+            self.matrix = matrix
         }
 
         /// Reads `compat`; `providers` are the configured provider names that front-ends may refer to.
@@ -75,6 +80,17 @@ extension HeraldConfiguration {
                 try check.provider(gorush, "ios_provider")
                 try check.provider(gorush, "android_provider")
                 self.gorush = gorush
+            }
+            if let matrix = try section.section("matrix") {
+                try check.shape(matrix, ConfigurationSchema.matrix)
+                for app in try matrix.section("apps")?.values.keys ?? [] {
+                    guard let entry = try matrix.section("apps")?.section(app) else { continue }
+                    guard entry.contains("provider") else {
+                        throw ConfigurationError(key: entry.keyPath("provider"), "required: the provider the app's pushes go through")
+                    }
+                    try check.provider(entry, "provider")
+                }
+                self.matrix = matrix
             }
         }
     }

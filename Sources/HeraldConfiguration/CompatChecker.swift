@@ -26,7 +26,7 @@ struct CompatChecker {
         case .entries(let inner):
             guard let nested = try section.section(key) else { return }
             for name in nested.values.keys { try value(nested, name, inner) }
-        case .providers:
+        case .providers, .anything:
             break
         }
     }

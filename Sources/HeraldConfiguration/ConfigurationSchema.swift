@@ -101,8 +101,18 @@ enum ConfigurationSchema {
     /// `compat.gorush` (`compat.md` §6).
     static let gorush: [String: KeyShape] = ["ios_provider": .scalar, "android_provider": .scalar]
 
+    /// `compat.matrix` (`compat.md` §8): apps by `app_id` or glob, each with its provider and
+    /// Sygnal's per-app options.
+    static let matrix: [String: KeyShape] = [
+        "apps": .entries(.section([
+            "provider": .scalar, "convert_device_token_to_hex": .scalar, "send_badge_counts": .scalar, "push_type": .scalar,
+            "fcm_options": .anything, "ttl": .scalar, "events_only": .scalar, "only_last_per_room": .scalar,
+        ])),
+    ]
+
     /// `compat`.
     static let compat: [String: KeyShape] = [
+        "matrix": .section(matrix),
         "apns_ms": .section(apnsMS),
         "choominator": .section(choominator),
         "push2mob": .section(push2mob),

@@ -87,6 +87,8 @@ struct EnvironmentOverlay {
             for (key, entry) in Self.map(value) ?? [:] {
                 collect(inner, path: path + [key], value: entry, into: &keys)
             }
+        case .anything:
+            break
         case .providers:
             for (name, entry) in Self.map(value) ?? [:] {
                 let options = Self.map(entry)

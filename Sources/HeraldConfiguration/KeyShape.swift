@@ -13,4 +13,7 @@ indirect enum KeyShape: Sendable {
     case entries(KeyShape)
     /// The `providers` mapping: names chosen by the user, keys given by each provider's kind.
     case providers
+    /// Any value, checked by the front-end that reads it (the Matrix gateway's `fcm_options`, merged
+    /// into FCM messages as it is); not overridable from the environment.
+    case anything
 }

@@ -3,6 +3,7 @@ import HeraldAPNs
 import HeraldCompatAPNsMS
 import HeraldCompatChoominator
 import HeraldCompatGorush
+import HeraldCompatMatrix
 import HeraldCompatPush2mob
 import HeraldCompatSujPusher
 import HeraldConfiguration
@@ -34,7 +35,7 @@ public struct HeraldApplication: Sendable {
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
     public static var standardFrontEnds: [any FrontEndKind] {
-        [UDPEventFrontEnd(), GorushFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd(), SujPusherFrontEnd()]
+        [UDPEventFrontEnd(), GorushFrontEnd(), MatrixFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd(), SujPusherFrontEnd()]
     }
 
     /// Where the server's sockets ended up (useful with port 0).

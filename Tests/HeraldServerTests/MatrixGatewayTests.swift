@@ -1,0 +1,200 @@
+import Foundation
+import HeraldSimulators
+import HeraldTestSupport
+import Testing
+
+/// The Matrix push gateway (compat.md §8) on Herald's main port, against the APNs and FCM
+/// simulators: a homeserver's `POST /_matrix/push/v1/notify`, answered once the deliveries are
+/// queued, and delivered with Sygnal's payloads.
+@Suite struct MatrixGatewayTests {
+    static func yaml(apns: APNsTestBed, fcm: FCMTestBed) -> String {
+        """
+        providers:
+        \(apns.providerYAML)
+        \(fcm.providerYAML)
+        compat:
+          matrix:
+            apps:
+              im.example.ios: {provider: apns}
+              "im.example.android.*": {provider: gcm, fcm_options: {android: {collapse_key: "room"}}}
+              "im.example.*.beta": {provider: gcm}
+              "im.example.android.beta": {provider: gcm}
+        delivery:
+          retry_delay: 0.01
+          max_retry_delay: 0.05
+          max_attempts: 2
+        """
+    }
+
+    func withGateway<T>(_ body: (TestHerald, APNsTestBed, FCMTestBed) async throws -> T) async throws -> T {
+        let apns = try await APNsTestBed.start()
+        let fcm = try await FCMTestBed.start()
+        do {
+            let result = try await withHerald(yaml: Self.yaml(apns: apns, fcm: fcm)) { try await body($0, apns, fcm) }
+            await apns.simulator.stop()
+            await fcm.simulator.stop()
+            return result
+        } catch {
+            await apns.simulator.stop()
+            await fcm.simulator.stop()
+            throw error
+        }
+    }
+
+    /// The base64 pushkey a Matrix client registers for an APNs token given in hex.
+    static func pushkey(hex: String) -> String {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return Data(bytes).base64EncodedString()
+    }
+
+    static let fcmToken = String(repeating: "m", count: 40) + ":APA91b"
+
+    static func notification(devices: String, extra: String = "") -> String {
+        """
+        {"notification":{"event_id":"$ev1","room_id":"!room:example.org","type":"m.room.message",
+         "sender":"@alice:example.org","sender_display_name":"Alice","room_name":"Ops",
+         "content":{"msgtype":"m.text","body":"deploy done"},"counts":{"unread":2,"missed_calls":1},
+         "prio":"high"\(extra),"devices":[\(devices)]}}
+        """
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func aMessageReachesAPNsAndFCMWithSygnalsPayloads() async throws {
+        try await withGateway { herald, apns, fcm in
+            let devices = """
+                {"app_id":"im.example.ios","pushkey":"\(Self.pushkey(hex: APNsTestBed.token(1)))","pushkey_ts":1},
+                {"app_id":"im.example.android.app","pushkey":"\(Self.fcmToken)","data":{"default_payload":{"k":"v"}}}
+                """
+            let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+            #expect(response.status == 200)
+            #expect(try json(response.body)["rejected"] as? [String] == [])
+
+            try await eventually { apns.simulator.acceptedCount == 1 }
+            let sent = try #require(apns.simulator.accepted().first)
+            #expect(sent.token.lowercased() == APNsTestBed.token(1))
+            let payload = try json(sent.body)
+            let aps = try #require(payload["aps"] as? [String: Any])
+            let alert = try #require(aps["alert"] as? [String: Any])
+            #expect(alert["loc-key"] as? String == "MSG_FROM_USER_IN_ROOM_WITH_CONTENT")
+            #expect(alert["loc-args"] as? [String] == ["Alice", "Ops", "deploy done"])
+            #expect(aps["badge"] as? Int == 3, "unread + missed calls")
+            #expect(payload["room_id"] as? String == "!room:example.org")
+            #expect(payload["event_id"] as? String == "$ev1")
+            #expect(sent.header("apns-priority") == "10")
+
+            try await eventually { fcm.simulator.acceptedCount == 1 }
+            let message = try #require(fcm.simulator.accepted().first)
+            #expect(message.token == Self.fcmToken)
+            let fields = try #require(try json(message.body)["message"] as? [String: Any])
+            let data = try #require(fields["data"] as? [String: String])
+            #expect(data["event_id"] == "$ev1")
+            #expect(data["content_body"] == "deploy done")
+            #expect(data["unread"] == "2")
+            #expect(data["k"] == "v", "default_payload's keys")
+            let android = try #require(fields["android"] as? [String: Any])
+            #expect(android["priority"] as? String == "high")
+            #expect(android["collapse_key"] as? String == "room", "fcm_options merged under the message")
+        }
+    }
+
+    @Test func unknownAmbiguousAndMalformedPushkeysAreRejectedAndTheRestSent() async throws {
+        try await withGateway { herald, apns, _ in
+            let devices = """
+                {"app_id":"im.other","pushkey":"unknown-app"},
+                {"app_id":"im.example.android.x.beta","pushkey":"ambiguous"},
+                {"app_id":"im.example.ios","pushkey":"bm90IGEgdG9rZW4="},
+                {"app_id":"im.example.ios","pushkey":"\(Self.pushkey(hex: APNsTestBed.token(2)))","data":{"default_payload":"text"}},
+                {"app_id":"im.example.ios","pushkey":"\(Self.pushkey(hex: APNsTestBed.token(3)))"}
+                """
+            let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+            #expect(response.status == 200)
+            let rejected = try #require(try json(response.body)["rejected"] as? [String])
+            #expect(rejected == ["unknown-app", "ambiguous", "bm90IGEgdG9rZW4=", Self.pushkey(hex: APNsTestBed.token(2))])
+            try await eventually { apns.simulator.acceptedCount == 1 }
+            #expect(apns.simulator.accepted().map { $0.token.lowercased() } == [APNsTestBed.token(3)])
+        }
+    }
+
+    @Test func anExactAppIDWinsOverGlobs() async throws {
+        try await withGateway { herald, _, fcm in
+            // Both globs match `im.example.android.beta`, but its exact entry decides.
+            let devices = #"{"app_id":"im.example.android.beta","pushkey":"\#(Self.fcmToken)"}"#
+            let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+            #expect(try json(response.body)["rejected"] as? [String] == [])
+            try await eventually { fcm.simulator.acceptedCount == 1 }
+        }
+    }
+
+    @Test func aLowPriorityBadgeOnlyNotificationIsABadgeUpdate() async throws {
+        try await withGateway { herald, apns, _ in
+            let body = """
+                {"notification":{"id":"","type":null,"counts":{"unread":4},"prio":"low",
+                 "devices":[{"app_id":"im.example.ios","pushkey":"\(Self.pushkey(hex: APNsTestBed.token(4)))"}]}}
+                """
+            let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: body)
+            #expect(response.status == 200)
+            try await eventually { apns.simulator.acceptedCount == 1 }
+            let sent = try #require(apns.simulator.accepted().first)
+            #expect(try json(sent.body)["aps"] as? [String: Int] == ["badge": 4])
+            #expect(sent.header("apns-priority") == "5")
+        }
+    }
+
+    @Test func aDeadTokenIsFedBackWithTheMatrixOrigin() async throws {
+        try await withGateway { herald, apns, _ in
+            let token = APNsTestBed.token(5)
+            apns.simulator.unregister(token: token, at: 1_700_000_000_000)
+            let devices = #"{"app_id":"im.example.ios","pushkey":"\#(Self.pushkey(hex: token))"}"#
+            let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+            #expect(response.status == 200)
+            try await eventually {
+                try await RawSendTests.entries(herald, "/feedback?origin=matrix").contains { $0["token"] as? String == token }
+            }
+        }
+    }
+
+    @Test func anAppOfAProviderKindTheGatewayCannotSendThroughIsAConfigurationError() async throws {
+        let yaml = """
+            providers:
+              http:
+                kind: http
+            compat:
+              matrix:
+                apps:
+                  im.example.web: {provider: http}
+            """
+        let error = await #expect(throws: (any Error).self) { try await withHerald(yaml: yaml) { _ in } }
+        #expect("\(error.map(String.init(describing:)) ?? "")".contains("the Matrix gateway sends through apns or fcm"))
+    }
+
+    @Test func refusalsAreInTheMatrixForm() async throws {
+        try await withGateway { herald, apns, _ in
+            let notJSON = try await herald.request(.POST, "/_matrix/push/v1/notify", json: "{not json")
+            #expect(notJSON.status == 400)
+            #expect(try json(notJSON.body)["errcode"] as? String == "M_NOT_JSON")
+            let noDevices = try await herald.request(.POST, "/_matrix/push/v1/notify", json: #"{"notification":{"devices":[]}}"#)
+            #expect(noDevices.status == 400)
+            #expect(try json(noDevices.body)["errcode"] as? String == "M_BAD_JSON")
+            let noNotification = try await herald.request(.POST, "/_matrix/push/v1/notify", json: #"{"devices":[]}"#)
+            #expect(try json(noNotification.body)["errcode"] as? String == "M_BAD_JSON")
+            let get = try await herald.request(.GET, "/_matrix/push/v1/notify")
+            #expect(get.status == 405)
+            #expect(try json(get.body)["errcode"] as? String == "M_UNRECOGNIZED")
+            let large = String(repeating: " ", count: 512 * 1024) + Self.notification(devices: "")
+            let tooLarge = try await herald.request(.POST, "/_matrix/push/v1/notify", json: large)
+            #expect(tooLarge.status == 413)
+            #expect(try json(tooLarge.body)["errcode"] as? String == "M_TOO_LARGE")
+            #expect(try await herald.request(.GET, "/health").status == 200)
+            #expect(apns.simulator.acceptedCount == 0, "nothing refused was sent")
+        }
+    }
+}
