@@ -58,6 +58,25 @@ func withAPNsHerald<T>(
     }
 }
 
+/// Starts an APNs and an FCM simulator and a server configured by `yaml` (given both test beds),
+/// runs `body`, and stops all three whatever happens.
+func withAPNsAndFCMHerald<T>(
+    yaml: (APNsTestBed, FCMTestBed) -> String, _ body: (TestHerald, APNsTestBed, FCMTestBed) async throws -> T
+) async throws -> T {
+    let apns = try await APNsTestBed.start()
+    let fcm = try await FCMTestBed.start()
+    do {
+        let result = try await withHerald(yaml: yaml(apns, fcm)) { try await body($0, apns, fcm) }
+        await apns.simulator.stop()
+        await fcm.simulator.stop()
+        return result
+    } catch {
+        await apns.simulator.stop()
+        await fcm.simulator.stop()
+        throw error
+    }
+}
+
 /// Starts a webhook receiver, runs `body`, and stops it.
 func withReceiver<T>(
     tls: SimulatorCertificateAuthority? = nil,

@@ -22,18 +22,7 @@ import Testing
     }
 
     func withGorush<T>(extra: String = "", _ body: (TestHerald, APNsTestBed, FCMTestBed) async throws -> T) async throws -> T {
-        let apns = try await APNsTestBed.start()
-        let fcm = try await FCMTestBed.start()
-        do {
-            let result = try await withHerald(yaml: Self.yaml(apns: apns, fcm: fcm, extra: extra)) { try await body($0, apns, fcm) }
-            await apns.simulator.stop()
-            await fcm.simulator.stop()
-            return result
-        } catch {
-            await apns.simulator.stop()
-            await fcm.simulator.stop()
-            throw error
-        }
+        try await withAPNsAndFCMHerald(yaml: { Self.yaml(apns: $0, fcm: $1, extra: extra) }, body)
     }
 
     static let fcmToken = String(repeating: "a", count: 40) + ":APA91b"

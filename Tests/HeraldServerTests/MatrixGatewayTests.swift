@@ -27,31 +27,11 @@ import Testing
     }
 
     func withGateway<T>(_ body: (TestHerald, APNsTestBed, FCMTestBed) async throws -> T) async throws -> T {
-        let apns = try await APNsTestBed.start()
-        let fcm = try await FCMTestBed.start()
-        do {
-            let result = try await withHerald(yaml: Self.yaml(apns: apns, fcm: fcm)) { try await body($0, apns, fcm) }
-            await apns.simulator.stop()
-            await fcm.simulator.stop()
-            return result
-        } catch {
-            await apns.simulator.stop()
-            await fcm.simulator.stop()
-            throw error
-        }
+        try await withAPNsAndFCMHerald(yaml: { Self.yaml(apns: $0, fcm: $1) }, body)
     }
 
     /// The base64 pushkey a Matrix client registers for an APNs token given in hex.
-    static func pushkey(hex: String) -> String {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return Data(bytes).base64EncodedString()
-    }
+    static func pushkey(hex: String) -> String { Push2mobTests.base64(hex) }
 
     static let fcmToken = String(repeating: "m", count: 40) + ":APA91b"
 
