@@ -14,10 +14,10 @@ public struct MatrixFrontEnd: MainPortFrontEndKind {
     /// None: homeservers reach Herald's main port.
     public func makeServices(context: FrontEndContext) throws -> [any Service] { [] }
 
-    /// The gateway's routes, or none when `compat.matrix` is absent (its path is then unknown, as
-    /// on a server that is no push gateway).
+    /// The gateway's routes, or, when `compat.matrix` is absent, the stand-in that answers its
+    /// paths as absent.
     public func makeRoutes(context: FrontEndContext, authorizer: Authorizer) throws -> any HTTPRoutes {
-        guard let section = context.configuration.compat.matrix else { return NoRoutes() }
+        guard let section = context.configuration.compat.matrix else { return Unconfigured() }
         let intake = context.intake
         var logger = context.logger
         logger[metadataKey: "front_end"] = "\(name)"
@@ -27,8 +27,13 @@ public struct MatrixFrontEnd: MainPortFrontEndKind {
             logger: logger)
     }
 
-    /// Nothing to add to the port.
-    struct NoRoutes: HTTPRoutes {
-        func register(on router: Router<HeraldRequestContext>) {}
+    /// What the main port serves at the gateway's paths when `compat.matrix` is absent: a bare 404
+    /// (the gateway is not configured), and since the paths stay known, any other method answers 405
+    /// with `Allow` like every path of the API (docs/openapi.yaml).
+    struct Unconfigured: HTTPRoutes {
+        func register(on router: Router<HeraldRequestContext>) {
+            router.post(RouterPath(stringLiteral: MatrixRoutes.path)) { _, _ -> Response in throw APIError.notFound }
+            router.get("/health") { _, _ -> Response in throw APIError.notFound }
+        }
     }
 }

@@ -156,6 +156,16 @@ import Testing
         #expect("\(error.map(String.init(describing:)) ?? "")".contains("the Matrix gateway sends through apns or fcm"))
     }
 
+    @Test func withoutCompatMatrixThePathsAnswerAsAbsentAndStayKnown() async throws {
+        try await withHerald { herald in
+            let notify = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: ""))
+            #expect(notify.status == 404)
+            #expect(notify.body == "Not Found")
+            #expect(try await herald.request(.GET, "/health").status == 404)
+            #expect(try await herald.request(.PUT, "/_matrix/push/v1/notify").status == 405)
+        }
+    }
+
     @Test func refusalsAreInTheMatrixForm() async throws {
         try await withGateway { herald, apns, _ in
             let notJSON = try await herald.request(.POST, "/_matrix/push/v1/notify", json: "{not json")
