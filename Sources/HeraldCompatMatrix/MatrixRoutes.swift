@@ -119,6 +119,13 @@ struct MatrixRoutes: HTTPRoutes {
         case .fcm(let options):
             token = device.pushkey
             payload = MatrixFCMPayload.payload(for: notification, device: device, fcmOptions: options)
+        case .webPush(let ttl, let eventsOnly, let onlyLastPerRoom):
+            guard let subscription = MatrixWebPushPayload.subscription(for: device) else {
+                return rejected(device, app: app.pattern, reason: "the pusher's data lacks the subscription's endpoint or auth")
+            }
+            token = subscription
+            payload = MatrixWebPushPayload.payload(
+                for: notification, device: device, ttl: ttl, eventsOnly: eventsOnly, onlyLastPerRoom: onlyLastPerRoom)
         }
         guard let payload else {
             counter.count(app.pattern, result: "nothing_to_send")

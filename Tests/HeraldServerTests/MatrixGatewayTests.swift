@@ -1,6 +1,8 @@
 import Foundation
 import HeraldSimulators
 import HeraldTestSupport
+import HeraldWebPush
+import Logging
 import Testing
 
 /// The Matrix push gateway (compat.md §8) on Herald's main port, against the APNs and FCM
@@ -153,7 +155,61 @@ import Testing
                   im.example.web: {provider: http}
             """
         let error = await #expect(throws: (any Error).self) { try await withHerald(yaml: yaml) { _ in } }
-        #expect("\(error.map(String.init(describing:)) ?? "")".contains("the Matrix gateway sends through apns or fcm"))
+        #expect("\(error.map(String.init(describing:)) ?? "")".contains("the Matrix gateway sends through apns, fcm or webpush"))
+    }
+
+    @Test func aWebPushPusherGetsSygnalsPayloadEncryptedForItsSubscription() async throws {
+        let directory = TestHerald.makeTemporaryDirectory()
+        let authority = try SimulatorCertificateAuthority(directory: directory)
+        var configuration = WebPushSimulator.Configuration(certificateAuthority: authority)
+        configuration.logger = Logger(label: "test.simulator.webpush", factory: { _ in SwiftLogNoOpLogHandler() })
+        let simulator = WebPushSimulator(configuration: configuration)
+        _ = try await simulator.start()
+        do {
+            try await sendToWebPush(simulator, directory: directory, authority: authority)
+            await simulator.stop()
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+    }
+
+    func sendToWebPush(_ simulator: WebPushSimulator, directory: String, authority: SimulatorCertificateAuthority) async throws {
+        let key = VAPIDKey()
+        try key.write(toFile: directory + "/vapid.pem")
+        let yaml = """
+            providers:
+              webpush:
+                kind: webpush
+                vapid_subject: mailto:ops@example.com
+                vapid_private_key_file: \(directory)/vapid.pem
+                ca_file: \(authority.caCertificateFile!)
+            compat:
+              matrix:
+                apps:
+                  im.example.web: {provider: webpush, ttl: 600, only_last_per_room: true}
+            """
+        try await withHerald(yaml: yaml) { herald in
+            let browser = try simulator.makeSubscription(applicationServerKey: key.publicKeyBase64URL)
+            let device = """
+                {"app_id":"im.example.web","pushkey":"\(browser.p256dh)","data":{"endpoint":"\(browser.endpoint)","auth":"\(browser.auth)"}},
+                {"app_id":"im.example.web","pushkey":"\(browser.p256dh)","data":{"endpoint":"\(browser.endpoint)"}}
+                """
+            let body = Self.notification(devices: device, extra: #","content":{"msgtype":"m.text","body":"hi","formatted_body":"<b>hi</b>"}"#)
+            let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: body)
+            #expect(response.status == 200)
+            #expect(try json(response.body)["rejected"] as? [String] == [browser.p256dh], "the second pusher has no auth")
+            try await eventually { simulator.acceptedCount == 1 }
+            let sent = try #require(simulator.accepted().first)
+            let payload = try json(String(decoding: sent.plaintext, as: UTF8.self))
+            #expect(payload["room_id"] as? String == "!room:example.org")
+            #expect(payload["sender_display_name"] as? String == "Alice")
+            #expect(payload["unread"] as? Int == 2)
+            #expect(payload["content"] as? [String: String] == ["msgtype": "m.text", "body": "hi"], "formatted_body is left out")
+            #expect(sent.ttl == 600)
+            #expect(sent.urgency == "normal")
+            #expect(sent.topic?.count == 30, "one topic per room")
+        }
     }
 
     @Test func withoutCompatMatrixThePathsAnswerAsAbsentAndStayKnown() async throws {

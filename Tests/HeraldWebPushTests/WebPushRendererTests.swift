@@ -79,6 +79,38 @@ import Testing
         #expect(outcome.outcome == .messageFailure)
         #expect(outcome.reason == "PayloadTooLarge")
     }
+
+    @Test func aPreparedPayloadIsSentAsItsBodyWithItsHeaders() throws {
+        let payload = PreparedPayload(body: #"{"room_id":"!r"}"#, headers: ["ttl": "600", "urgency": "low", "topic": "room-A_1"])
+        guard case .send(let message) = renderer.render(payload) else {
+            Issue.record("not rendered")
+            return
+        }
+        #expect(message.plaintextString == #"{"room_id":"!r"}"#)
+        #expect(message.ttl == 600)
+        #expect(message.urgency == .low)
+        #expect(message.topic == "room-A_1")
+        guard case .send(let plain) = renderer.render(PreparedPayload(body: "{}")) else {
+            Issue.record("not rendered")
+            return
+        }
+        #expect(plain.ttl == renderer.defaultTTL)
+        #expect(plain.urgency == .normal)
+        #expect(plain.topic == nil)
+    }
+
+    @Test(arguments: [
+        PreparedPayload(body: String(repeating: "x", count: WebPushEncryption.maximumPlaintextLength + 1)),
+        PreparedPayload(body: "{}", headers: ["ttl": "-1"]), PreparedPayload(body: "{}", headers: ["urgency": "urgent"]),
+        PreparedPayload(body: "{}", headers: ["topic": "has=padding"]), PreparedPayload(body: "{}", headers: ["topic": String(repeating: "a", count: 33)]),
+    ])
+    func aPreparedPayloadThatCannotBeSentFails(_ payload: PreparedPayload) {
+        guard case .fail(let outcome) = renderer.render(payload) else {
+            Issue.record("rendered")
+            return
+        }
+        #expect(outcome.outcome == .messageFailure)
+    }
 }
 
 extension RenderResult {
@@ -87,4 +119,5 @@ extension RenderResult {
         if case .send(let message) = self { return message }
         return nil
     }
+
 }

@@ -11,6 +11,10 @@ struct MatrixApp: Sendable {
         case apns(convertDeviceTokenToHex: Bool, sendBadgeCounts: Bool, pushType: String?)
         /// FCM v1: the pushkey is the registration token; `options` are merged under `message`.
         case fcm(options: [(key: String, value: BodyValue)])
+        /// Web Push: the pushkey is the subscription's `p256dh` key (the pusher's `data` has its
+        /// `endpoint` and `auth`); `ttl` is the message's `TTL`, `eventsOnly` drops badge updates,
+        /// `onlyLastPerRoom` gives a room's messages one `Topic`.
+        case webPush(ttl: Int, eventsOnly: Bool, onlyLastPerRoom: Bool)
     }
 
     /// The `app_id` or the glob it was configured under.

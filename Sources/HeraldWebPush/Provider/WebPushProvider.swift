@@ -77,6 +77,10 @@ public struct WebPushProvider: PushProvider, WebPushApplicationServer {
         return NormalizedToken(token: subscription.canonicalJSON, identity: subscription.endpoint)
     }
 
+    public func render(_ payload: PreparedPayload) -> RenderResult<WebPushMessage> {
+        renderer.render(payload)
+    }
+
     public func render(_ notification: PublishedEvent, for variant: MessageVariant) -> RenderResult<WebPushMessage> {
         renderer.render(notification, for: variant, now: clock.nowSeconds())
     }
