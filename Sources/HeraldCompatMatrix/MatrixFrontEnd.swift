@@ -22,7 +22,8 @@ public struct MatrixFrontEnd: MainPortFrontEndKind {
         var logger = context.logger
         logger[metadataKey: "front_end"] = "\(name)"
         return MatrixRoutes(
-            apps: try MatrixAppTable(section: section) { intake.providers[$0]?.kind }, intake: intake, authorizer: authorizer,
+            apps: try MatrixAppTable(section: section) { intake.providers[$0]?.kind }, intake: intake, feedback: context.feedback,
+            authorizer: authorizer,
             counter: FrontEndRequestCounter(label: "herald_matrix_pushkeys_total", sourceDimension: "app", factory: context.metricsFactory),
             logger: logger)
     }

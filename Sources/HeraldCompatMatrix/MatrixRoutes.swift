@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldIntake
 import HeraldServer
+import HeraldStore
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -19,6 +20,8 @@ struct MatrixRoutes: HTTPRoutes {
 
     let apps: MatrixAppTable
     let intake: Intake
+    /// Where pushkeys reported dead are looked up.
+    let feedback: any FeedbackLog
     let authorizer: Authorizer
     let counter: FrontEndRequestCounter
     let logger: Logger
@@ -127,6 +130,17 @@ struct MatrixRoutes: HTTPRoutes {
             payload = MatrixWebPushPayload.payload(
                 for: notification, device: device, ttl: ttl, eventsOnly: eventsOnly, onlyLastPerRoom: onlyLastPerRoom)
         }
+        let normalized: String
+        do {
+            normalized = try intake.validateToken(proto: app.provider, TokenInput(token: .string(token))).token
+        } catch {
+            return rejected(device, app: app.pattern, reason: "\(app.provider) does not take the pushkey")
+        }
+        if await reportedDead(normalized, of: app, since: device.pushkeyTS ?? 0) {
+            // The spec lets a gateway reject a pushkey for an earlier failure: the homeserver then
+            // drops the pusher instead of sending it every notification for days.
+            return rejected(device, app: app.pattern, reason: "\(app.provider) reported the pushkey dead")
+        }
         guard let payload else {
             counter.count(app.pattern, result: "nothing_to_send")
             return .nothingToSend
@@ -142,6 +156,17 @@ struct MatrixRoutes: HTTPRoutes {
         }
         counter.count(app.pattern, result: "queued")
         return .queued
+    }
+
+    /// Whether the feedback log holds `token` as reported dead by `app`'s provider since the pusher
+    /// was last updated; a store that cannot answer counts as no (the delivery then finds out).
+    private func reportedDead(_ token: String, of app: MatrixApp, since: Int64) async -> Bool {
+        do {
+            return try await !feedback.deadTokens(proto: app.provider, among: [token], since: since).isEmpty
+        } catch {
+            logger.warning("cannot look up dead pushkeys", metadata: ["error": "\(error)"])
+            return false
+        }
     }
 
     /// Counts and logs a rejected pushkey (never the pushkey itself).

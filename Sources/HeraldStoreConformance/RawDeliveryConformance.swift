@@ -37,6 +37,30 @@ public enum RawDeliveryConformance {
         }
     }
 
+    /// deadTokens finds the raw tokens a service called dead for a provider since a time, and no others
+    public static func deadTokensOfAProvider(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            try await store.scheduleRetries([raw("aa01"), raw("aa02"), raw("aa03")])
+            let claimed = try await store.claimDueRetries(limit: 10, lease: Lease(owner: "a", expiresAt: 60_000), nowMillis: 5_000)
+            var settlement = Settlement()
+            settlement.records = [
+                DeliveryRecord(
+                    subscriberID: nil, proto: "apns", token: "aa01", statisticsEvent: nil,
+                    effect: .deadToken(reason: "Unregistered", status: 410, invalidSince: 1)),
+                DeliveryRecord(
+                    subscriberID: nil, proto: "apns", token: "aa02", statisticsEvent: nil, effect: .failed(reason: "PayloadTooLarge", status: 413)),
+                DeliveryRecord(subscriberID: nil, proto: "apns", token: "aa03", statisticsEvent: nil, effect: .delivered),
+            ]
+            settlement.finishedRetries = claimed.map(\.id)
+            _ = try await store.settle(settlement, maxFailures: 3, now: TestTime.t0)
+            #expect(try await store.deadTokens(proto: "apns", among: ["aa01", "aa02", "aa03", "aa04"], since: 0) == ["aa01"])
+            #expect(try await store.deadTokens(proto: "apns", among: ["aa01"], since: TestTime.t0) == ["aa01"], "reported at t0")
+            #expect(try await store.deadTokens(proto: "apns", among: ["aa01"], since: TestTime.t0 + 1).isEmpty, "a pushkey updated since")
+            #expect(try await store.deadTokens(proto: "fcm", among: ["aa01"], since: 0).isEmpty, "another provider's")
+            #expect(try await store.deadTokens(proto: "apns", among: [], since: 0).isEmpty)
+        }
+    }
+
     /// settling raw-token outcomes writes feedback (`invalid` for dead tokens) and dead letters without a subscriber, with their origin
     public static func rawOutcomesSettleWithOrigin(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

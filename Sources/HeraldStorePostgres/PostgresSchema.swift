@@ -268,5 +268,10 @@ enum PostgresSchema {
             """,
             "CREATE INDEX badge_leftovers_by_time ON badge_leftovers (deleted)",
         ]),
+        // `deadTokens(proto:among:since:)`: the Matrix gateway asks whether a pushkey was reported
+        // dead before it queues a delivery.
+        Migration(version: 7, name: "v7-dead-tokens", statements: [
+            "CREATE INDEX feedback_dead_tokens ON feedback (proto, token, time) WHERE action = 'invalid'",
+        ]),
     ]
 }

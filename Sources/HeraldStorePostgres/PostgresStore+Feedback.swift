@@ -37,6 +37,22 @@ extension PostgresStore {
     /// Reads forward from the cursor by primary key; with `since`, the scan starts at the smallest
     /// id whose time qualifies (found on the time index), so polling recent entries does not walk
     /// the log from its start.
+    public func deadTokens(proto: String, among tokens: [String], since: Int64) async throws -> Set<String> {
+        guard !tokens.isEmpty else { return [] }
+        let logger = self.logger
+        return try await withConnection { connection in
+            var found: Set<String> = []
+            for try await token in try await connection.query("""
+                SELECT DISTINCT token FROM feedback
+                WHERE action = 'invalid' AND proto = \(proto) AND time >= \(since) AND token = ANY(\(tokens)::text[])
+                """, logger: logger).decode(String.self)
+            {
+                found.insert(token)
+            }
+            return found
+        }
+    }
+
     public func feedback(matching filter: FeedbackFilter, after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
         guard limit > 0 else { return [] }
         let logger = self.logger

@@ -392,6 +392,11 @@ enum SQLiteSchema {
             // already without a badge stay: they read the same.
             try db.execute(sql: "DROP TRIGGER subscribers_badged")
         }
+        migrator.registerMigration("v13-dead-tokens") { db in
+            // `deadTokens(proto:among:since:)`: the Matrix gateway asks whether a pushkey was
+            // reported dead before it queues a delivery.
+            try db.execute(sql: "CREATE INDEX feedback_dead_tokens ON feedback (proto, token, time) WHERE action = 'invalid'")
+        }
         return migrator
     }
 }

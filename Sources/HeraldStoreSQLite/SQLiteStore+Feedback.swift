@@ -70,6 +70,21 @@ extension SQLiteStore {
     /// With `since`, the scan starts at the smallest id whose time qualifies, so polling
     /// recent entries does not walk the whole log from its start. `INDEXED BY` because
     /// SQLite's `min()` shortcut would otherwise find that id by walking the log in id order.
+    public func deadTokens(proto: String, among tokens: [String], since: Int64) async throws -> Set<String> {
+        guard !tokens.isEmpty else { return [] }
+        var list = JSONWriter()
+        list.beginArray()
+        for token in tokens { list.string(token) }
+        list.endArray()
+        let tokenList = list.text
+        return try await pool.read { db in
+            Set(try String.fetchAll(db.cachedStatement(sql: """
+                SELECT DISTINCT token FROM feedback INDEXED BY feedback_dead_tokens
+                WHERE action = 'invalid' AND proto = ? AND time >= ? AND token IN (SELECT value FROM json_each(?))
+                """), arguments: [proto, since, tokenList]))
+        }
+    }
+
     public func feedback(matching filter: FeedbackFilter, after cursor: Int64?, since: Int64?, limit: Int) async throws -> [FeedbackEntry] {
         guard limit > 0 else { return [] }
         return try await pool.read { db in

@@ -17,8 +17,12 @@ import Testing
         semaphore.release(1)
         #expect(semaphore.waiting == 2, "the first waiter needs two: the second waits behind it")
         #expect(order.values.isEmpty)
-        semaphore.release(2)
+        // One permit at a time, so that each waiter runs alone: granted together, the two tasks
+        // would append in whatever order the scheduler ran them.
+        semaphore.release(1)
         try await first.value
+        #expect(order.values == [1], "the first waiter got its two permits; the second waits for one more")
+        semaphore.release(1)
         try await second.value
         #expect(order.values == [1, 2])
         #expect(semaphore.available == 0)

@@ -222,6 +222,25 @@ import Testing
         }
     }
 
+    @Test func aPushkeyAPNsCalledDeadIsRejectedAtTheNextNotificationUntilItsPusherIsUpdated() async throws {
+        try await withGateway { herald, apns, _ in
+            let token = APNsTestBed.token(6)
+            apns.simulator.unregister(token: token, at: 1_700_000_000_000)
+            let devices = #"{"app_id":"im.example.ios","pushkey":"\#(Self.pushkey(hex: token))","pushkey_ts":1}"#
+            let first = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+            #expect(try json(first.body)["rejected"] as? [String] == [], "not known dead yet")
+            try await eventually {
+                try await RawSendTests.entries(herald, "/feedback?origin=matrix").contains { $0["token"] as? String == token }
+            }
+            let second = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+            #expect(try json(second.body)["rejected"] as? [String] == [Self.pushkey(hex: token)])
+            // A pusher set again after the report (a reinstall) is sent to.
+            let renewed = #"{"app_id":"im.example.ios","pushkey":"\#(Self.pushkey(hex: token))","pushkey_ts":4102444800}"#
+            let third = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: renewed))
+            #expect(try json(third.body)["rejected"] as? [String] == [])
+        }
+    }
+
     @Test func refusalsAreInTheMatrixForm() async throws {
         try await withGateway { herald, apns, _ in
             let notJSON = try await herald.request(.POST, "/_matrix/push/v1/notify", json: "{not json")

@@ -205,6 +205,8 @@ struct RawDeliveryConformanceTests {
     func rawDeliveriesRoundTrip() async throws { try await RawDeliveryConformance.rawDeliveriesRoundTrip(backend) }
     @Test("settling raw-token outcomes writes feedback and dead letters without a subscriber, with their origin")
     func rawOutcomesSettleWithOrigin() async throws { try await RawDeliveryConformance.rawOutcomesSettleWithOrigin(backend) }
+    @Test("deadTokens finds the raw tokens a service called dead for a provider since a time, and no others")
+    func deadTokensOfAProvider() async throws { try await RawDeliveryConformance.deadTokensOfAProvider(backend) }
     @Test("feedback is filtered by origin and provider, each with a cursor")
     func feedbackFiltersByOriginAndProvider() async throws { try await RawDeliveryConformance.feedbackFiltersByOriginAndProvider(backend) }
     @Test("a publish job keeps the front-end it came through and its content, an event or a prepared payload")

@@ -8,6 +8,11 @@ public protocol FeedbackLog: Sendable {
     /// unregistrations, and a feedback entry for every non-success.
     func record(_ records: [DeliveryRecord], maxFailures: Int, now: Int64) async throws -> RecordSummary
 
+    /// The tokens among `tokens` that a push service reported dead for provider `proto` at or after
+    /// `since` (Unix seconds): those with an `invalid` entry (a raw token's dead-token answer), while
+    /// the log keeps it. The Matrix gateway rejects such pushkeys, so the homeserver drops the pusher.
+    func deadTokens(proto: String, among tokens: [String], since: Int64) async throws -> Set<String>
+
     /// Appends entries that are not delivery results (a skipped provider).
     func appendFeedback(_ entries: [FeedbackEntry]) async throws
 
