@@ -203,7 +203,6 @@ let package = Package(
             name: "HeraldCompatMatrix",
             dependencies: [
                 "HeraldCore", "HeraldIntake", "HeraldServer", "HeraldConfiguration", "HeraldStore",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// An APNs device token as push2mob took it: 64 hex characters, or the 32 bytes in standard
 /// base64 (compat.md §3.3 checks 5 to 7).
 struct Push2mobDeviceToken: Sendable, Equatable {
@@ -30,16 +32,7 @@ struct Push2mobDeviceToken: Sendable, Equatable {
     }
 
     /// Lowercase hex: the token APNs's path takes.
-    var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    var hex: String { Hex.lowercase(bytes) }
 
     /// Standard base64 with padding.
     var base64: String {

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldSimulators
 import HeraldTestSupport
+import HeraldWebPush
 import Logging
 import Testing
 
@@ -73,6 +74,37 @@ func withAPNsAndFCMHerald<T>(
     } catch {
         await apns.simulator.stop()
         await fcm.simulator.stop()
+        throw error
+    }
+}
+
+/// Starts a Web Push simulator (with a test CA of its own) and a server whose `webpush` provider
+/// signs with a fresh VAPID key and trusts the simulator, with `extra` YAML; runs `body`, and stops
+/// both whatever happens.
+func withWebPushHerald<T>(extra: String = "", _ body: (TestHerald, WebPushSimulator, VAPIDKey) async throws -> T) async throws -> T {
+    let directory = TestHerald.makeTemporaryDirectory()
+    let authority = try SimulatorCertificateAuthority(directory: directory)
+    var configuration = WebPushSimulator.Configuration(certificateAuthority: authority)
+    configuration.logger = Logger(label: "test.simulator.webpush", factory: { _ in SwiftLogNoOpLogHandler() })
+    let simulator = WebPushSimulator(configuration: configuration)
+    _ = try await simulator.start()
+    let key = VAPIDKey()
+    let yaml = """
+        providers:
+          webpush:
+            kind: webpush
+            vapid_subject: mailto:ops@example.com
+            vapid_private_key_file: \(directory)/vapid.pem
+            ca_file: \(authority.caCertificateFile!)
+        \(extra)
+        """
+    do {
+        try key.write(toFile: directory + "/vapid.pem")
+        let result = try await withHerald(yaml: yaml) { try await body($0, simulator, key) }
+        await simulator.stop()
+        return result
+    } catch {
+        await simulator.stop()
         throw error
     }
 }

@@ -159,37 +159,13 @@ import Testing
     }
 
     @Test func aWebPushPusherGetsSygnalsPayloadEncryptedForItsSubscription() async throws {
-        let directory = TestHerald.makeTemporaryDirectory()
-        let authority = try SimulatorCertificateAuthority(directory: directory)
-        var configuration = WebPushSimulator.Configuration(certificateAuthority: authority)
-        configuration.logger = Logger(label: "test.simulator.webpush", factory: { _ in SwiftLogNoOpLogHandler() })
-        let simulator = WebPushSimulator(configuration: configuration)
-        _ = try await simulator.start()
-        do {
-            try await sendToWebPush(simulator, directory: directory, authority: authority)
-            await simulator.stop()
-        } catch {
-            await simulator.stop()
-            throw error
-        }
-    }
-
-    func sendToWebPush(_ simulator: WebPushSimulator, directory: String, authority: SimulatorCertificateAuthority) async throws {
-        let key = VAPIDKey()
-        try key.write(toFile: directory + "/vapid.pem")
-        let yaml = """
-            providers:
-              webpush:
-                kind: webpush
-                vapid_subject: mailto:ops@example.com
-                vapid_private_key_file: \(directory)/vapid.pem
-                ca_file: \(authority.caCertificateFile!)
+        let matrix = """
             compat:
               matrix:
                 apps:
                   im.example.web: {provider: webpush, ttl: 600, only_last_per_room: true}
             """
-        try await withHerald(yaml: yaml) { herald in
+        try await withWebPushHerald(extra: matrix) { herald, simulator, key in
             let browser = try simulator.makeSubscription(applicationServerKey: key.publicKeyBase64URL)
             let device = """
                 {"app_id":"im.example.web","pushkey":"\(browser.p256dh)","data":{"endpoint":"\(browser.endpoint)","auth":"\(browser.auth)"}},
@@ -208,7 +184,7 @@ import Testing
             #expect(payload["content"] as? [String: String] == ["msgtype": "m.text", "body": "hi"], "formatted_body is left out")
             #expect(sent.ttl == 600)
             #expect(sent.urgency == "normal")
-            #expect(sent.topic?.count == 30, "one topic per room")
+            #expect(sent.topic == WebPushTopic.make(collapseKey: "!room:example.org"), "one topic per room")
         }
     }
 

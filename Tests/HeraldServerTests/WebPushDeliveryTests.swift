@@ -10,32 +10,12 @@ import Testing
 @Suite struct WebPushDeliveryTests {
     /// A running Web Push simulator and a Herald whose `webpush` provider trusts it.
     func withWebPush(_ body: (TestHerald, WebPushSimulator, VAPIDKey) async throws -> Void) async throws {
-        let directory = TestHerald.makeTemporaryDirectory()
-        let authority = try SimulatorCertificateAuthority(directory: directory)
-        var configuration = WebPushSimulator.Configuration(certificateAuthority: authority)
-        configuration.logger = Logger(label: "test.simulator.webpush", factory: { _ in SwiftLogNoOpLogHandler() })
-        let simulator = WebPushSimulator(configuration: configuration)
-        _ = try await simulator.start()
-        let key = VAPIDKey()
-        try key.write(toFile: directory + "/vapid.pem")
-        let yaml = """
+        let delivery = """
             delivery:
               retry_delay: 0.01
               max_retry_delay: 0.05
-            providers:
-              webpush:
-                kind: webpush
-                vapid_subject: mailto:ops@example.com
-                vapid_private_key_file: \(directory)/vapid.pem
-                ca_file: \(authority.caCertificateFile!)
             """
-        do {
-            try await withHerald(yaml: yaml) { herald in try await body(herald, simulator, key) }
-            await simulator.stop()
-        } catch {
-            await simulator.stop()
-            throw error
-        }
+        try await withWebPushHerald(extra: delivery, body)
     }
 
     @Test func subscriptionsOfBothFormsReceiveTheDecryptedEvent() async throws {

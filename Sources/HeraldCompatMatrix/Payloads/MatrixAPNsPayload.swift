@@ -285,17 +285,8 @@ enum MatrixAPNsPayload {
     static func token(fromPushkey pushkey: String, convertToHex: Bool) -> String? {
         guard convertToHex else { return pushkey.isEmpty ? nil : pushkey }
         guard let bytes = Base64URL.decode(pushkey), bytes.count >= minimumTokenBytes else { return nil }
-        var hex = ""
-        hex.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            hex.append(hexDigits[Int(byte >> 4)])
-            hex.append(hexDigits[Int(byte & 0x0F)])
-        }
-        return hex
+        return Hex.lowercase(bytes)
     }
-
-    /// Lower-case, as compat.md §1.2 writes tokens in `:path`.
-    private static let hexDigits = Array("0123456789abcdef")
 
     // MARK: - Helpers
 

@@ -1,4 +1,3 @@
-import Crypto
 import HeraldCore
 
 /// A Matrix notification as the Web Push message Sygnal's `webpushpushkin.py` sends a browser
@@ -6,6 +5,11 @@ import HeraldCore
 ///
 /// The headers travel in the prepared payload (``headerTTL``, ``headerUrgency``, ``headerTopic``)
 /// for the Web Push provider, which encrypts the body for the subscription (RFC 8291).
+///
+/// With `only_last_per_room`, the room id is the message's collapse key: the provider sends the
+/// first 32 characters of its SHA-256 in base64url as the `Topic`, as for any collapse key that is
+/// no valid topic. **Herald**: Sygnal sends 22 bytes of BLAKE2s in padded base64url, whose `=` is
+/// outside the alphabet RFC 8030 allows.
 enum MatrixWebPushPayload {
     /// Longest `content.body` kept, in Unicode scalars, as Sygnal's `MAX_BODY_LENGTH`: a Web Push
     /// message must stay under 4096 bytes once encrypted.
@@ -16,7 +20,8 @@ enum MatrixWebPushPayload {
     static let headerTTL = "ttl"
     /// The prepared payload's header for its `Urgency` (`low` or `normal`).
     static let headerUrgency = "urgency"
-    /// The prepared payload's header for its `Topic`.
+    /// The prepared payload's header for its `Topic`: a collapse key, which the Web Push provider
+    /// makes into a topic as it does an event's `collapseKey`.
     static let headerTopic = "topic"
     /// The `TTL` when the app sets none, as Sygnal's default: 15 minutes.
     static let defaultTTL = 900
@@ -33,7 +38,7 @@ enum MatrixWebPushPayload {
         if wantsEventsOnly && (notification.eventID ?? "").isEmpty { return nil }
         var headers = [headerTTL: String(max(0, ttl)), headerUrgency: notification.prio == .low ? "low" : "normal"]
         let lastPerRoom = onlyLastPerRoom || MatrixPayloadFields.value("only_last_per_room", in: device.data) == .bool(true)
-        if lastPerRoom, let roomID = notification.roomID, !roomID.isEmpty { headers[headerTopic] = topic(roomID: roomID) }
+        if lastPerRoom, let roomID = notification.roomID, !roomID.isEmpty { headers[headerTopic] = roomID }
         return PreparedPayload(
             body: BodyValue.object(body(for: notification, device: device)).jsonText, headers: headers, label: "matrix",
             reference: notification.eventID)
@@ -83,12 +88,4 @@ enum MatrixWebPushPayload {
         return BodyValue.object([("endpoint", .string(endpoint)), ("keys", keys)]).jsonText
     }
 
-    /// A room's `Topic`: a later message of the same room replaces one the push service still holds.
-    ///
-    /// **Herald**: the first 22 bytes of the room id's SHA-256 in unpadded base64url, 30 characters
-    /// (RFC 8030 allows 32 from that alphabet). Sygnal takes 22 bytes of BLAKE2s and keeps the `=`
-    /// padding, which is outside the alphabet RFC 8030 names.
-    static func topic(roomID: String) -> String {
-        Base64URL.encode(SHA256.hash(data: Array(roomID.utf8)).prefix(22))
-    }
 }

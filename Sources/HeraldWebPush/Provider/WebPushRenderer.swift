@@ -62,13 +62,13 @@ public struct WebPushRenderer: Sendable {
     }
 
     /// A prepared payload as a message: its body is the plaintext (encrypted per subscription when
-    /// sent), its `ttl`, `urgency` and `topic` headers the `TTL`, `Urgency` and `Topic`, each
-    /// optional (the default `TTL`, `normal`, none). A front-end that speaks for Web Push
+    /// sent), its `ttl` and `urgency` headers the `TTL` and `Urgency` (by default the provider's
+    /// `TTL` and `normal`), and its `topic` header a collapse key made into the `Topic` as an
+    /// event's `collapseKey` is (``WebPushTopic``). A front-end that speaks for Web Push
     /// applications (the Matrix gateway) builds it.
     ///
     /// Fails with `PayloadTooLarge` over ``WebPushEncryption/maximumPlaintextLength`` bytes, and
-    /// with `InvalidPayload` for a header of the wrong form (a topic must be at most 32
-    /// characters of base64url, RFC 8030 §5.4).
+    /// with `InvalidPayload` for a `ttl` or `urgency` of the wrong form.
     public func render(_ payload: PreparedPayload) -> RenderResult<WebPushMessage> {
         let plaintext = Array(payload.body.utf8)
         guard plaintext.count <= WebPushEncryption.maximumPlaintextLength else {
@@ -84,12 +84,7 @@ public struct WebPushRenderer: Sendable {
             guard let given = WebPushUrgency(rawValue: text) else { return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload")) }
             urgency = given
         }
-        let topic = payload.headers["topic"]
-        if let topic, topic.isEmpty || topic.utf8.count > 32
-            || !topic.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
-        {
-            return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
-        }
+        let topic = WebPushTopic.make(collapseKey: payload.headers["topic"])
         return .send(WebPushMessage(plaintext: plaintext, ttl: ttl, urgency: urgency, topic: topic))
     }
 }
