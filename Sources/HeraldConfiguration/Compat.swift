@@ -83,8 +83,9 @@ extension HeraldConfiguration {
             }
             if let matrix = try section.section("matrix") {
                 try check.shape(matrix, ConfigurationSchema.matrix)
-                for app in try matrix.section("apps")?.values.keys ?? [] {
-                    guard let entry = try matrix.section("apps")?.section(app) else { continue }
+                let apps = try matrix.section("apps")
+                for app in apps?.values.keys ?? [] {
+                    guard let entry = try apps?.section(app) else { continue }
                     guard entry.contains("provider") else {
                         throw ConfigurationError(key: entry.keyPath("provider"), "required: the provider the app's pushes go through")
                     }

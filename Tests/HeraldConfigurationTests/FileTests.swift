@@ -53,6 +53,7 @@ import Testing
         ("compat:\n  gorush: {ios: apns}\n", "compat.gorush.ios"),
         ("compat:\n  suj_pusher: {redis: \"redis://h:6379/0\", apns_endpoints: {staging: x}}\n", "compat.suj_pusher.apns_endpoints.staging"),
         ("compat:\n  pushy: {}\n", "compat.pushy"),
+        ("compat:\n  matrix:\n    apps:\n      im.example: {provider: http, sound: x}\n", "compat.matrix.apps.im.example.sound"),
     ])
     func unknownKeysAreErrorsNamingTheExactKey(_ yaml: String, _ key: String) {
         let error = Fixture.failure(yaml)
@@ -106,6 +107,8 @@ import Testing
         // A GCM API key is a secret: the error names the section, not the key.
         ("compat:\n  suj_pusher: {api_keys: {AIzaSecret: nope}}\n", "compat.suj_pusher.api_keys"),
         ("compat:\n  gorush: [apns]\n", "compat.gorush"),
+        ("compat:\n  matrix:\n    apps:\n      im.example: {push_type: alert}\n", "compat.matrix.apps.im.example.provider"),
+        ("compat:\n  matrix:\n    apps:\n      im.example: {provider: nowhere}\n", "compat.matrix.apps.im.example.provider"),
     ])
     func aBadValueNamesTheKey(_ yaml: String, _ key: String) {
         #expect(Fixture.failure(yaml)?.key == key)
