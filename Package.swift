@@ -203,6 +203,7 @@ let package = Package(
             name: "HeraldCompatMatrix",
             dependencies: [
                 "HeraldCore", "HeraldIntake", "HeraldServer", "HeraldConfiguration", "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import Crypto
 import HeraldCore
 import HeraldIntake
 import HeraldServer
@@ -17,6 +18,9 @@ struct MatrixRoutes: HTTPRoutes {
     static let maxBodySize = 512 * 1024
     /// The origin of what homeservers send: their feedback is `GET /feedback?origin=matrix`.
     static let origin = DeliveryOrigin("matrix")
+    /// How long an event sent to a pushkey is remembered, so that a homeserver's repeat of a
+    /// request that timed out is not delivered twice (the spec asks gateways to deduplicate).
+    static let repeatWindow = Duration.seconds(86_400)
 
     let apps: MatrixAppTable
     let intake: Intake
@@ -145,8 +149,11 @@ struct MatrixRoutes: HTTPRoutes {
             counter.count(app.pattern, result: "nothing_to_send")
             return .nothingToSend
         }
+        var send = RawSend(proto: app.provider, tokens: [token], payload: payload, origin: Self.origin)
+        send.once = Self.onceKey(eventID: notification.eventID, pushkey: device.pushkey)
+        let queued: Int
         do {
-            try await intake.send(RawSend(proto: app.provider, tokens: [token], payload: payload, origin: Self.origin))
+            queued = try await intake.send(send)
         } catch where error.code == .invalidToken || error.code == .destinationNotAllowed {
             return rejected(device, app: app.pattern, reason: "\(app.provider) does not take the pushkey")
         } catch {
@@ -154,8 +161,24 @@ struct MatrixRoutes: HTTPRoutes {
             counter.count(app.pattern, result: "refused", reason: error.code.description)
             return .refused(error)
         }
+        guard queued > 0 else {
+            logger.debug("Matrix notification repeated", metadata: ["app_id": "\(device.appID)"])
+            counter.count(app.pattern, result: "repeated")
+            return .queued
+        }
         counter.count(app.pattern, result: "queued")
         return .queued
+    }
+
+    /// The key under which an event goes to a pushkey once: a digest, since pushkeys of Web Push
+    /// subscriptions are long; none for a badge-only notification, which has no event.
+    static func onceKey(eventID: String?, pushkey: String) -> RawSend.Once? {
+        guard let eventID, !eventID.isEmpty else { return nil }
+        var hash = SHA256()
+        hash.update(data: Array(eventID.utf8))
+        hash.update(data: [0])
+        hash.update(data: Array(pushkey.utf8))
+        return RawSend.Once(key: "matrix:" + Base64URL.encode(hash.finalize()), window: repeatWindow)
     }
 
     /// Whether the feedback log holds `token` as reported dead by `app`'s provider since the pusher

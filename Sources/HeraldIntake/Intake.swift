@@ -214,9 +214,10 @@ public struct Intake: Sendable {
     /// they survive a crash; the delivery queue sends them, retries what fails and keeps what
     /// fails for good as dead letters.
     ///
-    /// - Returns: how many deliveries were queued (one per distinct token).
+    /// - Returns: how many deliveries were queued (one per distinct token; none for a repeat of
+    ///   a ``RawSend/once`` key).
     /// - Throws: ``IntakeError``: unknown provider, an invalid token (then none is queued), no or
-    ///   too many tokens, overloaded, or the store unavailable.
+    ///   too many tokens, an invalid key, overloaded, or the store unavailable.
     @discardableResult
     public func send(_ send: RawSend) async throws(IntakeError) -> Int {
         do {
@@ -263,6 +264,9 @@ public struct Intake: Sendable {
         guard !send.tokens.isEmpty else { throw .invalidRequest("No tokens") }
         guard send.tokens.count <= Self.maxTokensPerSend else { throw .invalidRequest("More than \(Self.maxTokensPerSend) tokens") }
         if let maxAttempts = send.maxAttempts, maxAttempts < 1 { throw .invalidRequest("maxAttempts must be at least 1") }
+        if let once = send.once, !(1...IdempotencyClaim.maxKeyLength).contains(once.key.utf8.count) || once.window <= .zero {
+            throw .invalidRequest("A send's key is 1 to \(IdempotencyClaim.maxKeyLength) bytes, its window positive")
+        }
         var seen: Set<String> = []
         var tokens: [String] = []
         for raw in send.tokens {
@@ -293,8 +297,15 @@ public struct Intake: Sendable {
                 recipient: .token(proto: send.proto, token: token), publication: publication, silent: false, badge: nil, attempts: 0,
                 maxAttempts: send.maxAttempts, dueAt: nowMillis, lastReason: nil)
         }
-        try await committing("cannot store a raw send", metadata: ["origin": "\(send.origin)"]) { try await store.scheduleRetries(deliveries) }
-        return deliveries.count
+        guard let once = send.once else {
+            try await committing("cannot store a raw send", metadata: ["origin": "\(send.origin)"]) { try await store.scheduleRetries(deliveries) }
+            return deliveries.count
+        }
+        let key = DeliveryKey(once.key, expiresAt: now + once.window.components.seconds)
+        let stored = try await committing("cannot store a raw send", metadata: ["origin": "\(send.origin)"]) {
+            try await store.scheduleRetries(deliveries, once: key, now: now)
+        }
+        return stored ? deliveries.count : 0
     }
 }
 

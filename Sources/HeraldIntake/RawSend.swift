@@ -18,6 +18,23 @@ public struct RawSend: Sendable, Equatable {
     public var maxAttempts: Int?
     /// What a token the provider cannot take does to the send.
     public var invalidTokens: InvalidTokens = .refuseSend
+    /// A key under which the send is queued at most once within a window (a sender's repeat of a
+    /// request that timed out queues nothing); `nil`: every send is queued.
+    public var once: Once?
+
+    /// A key under which a send is queued at most once while it lives.
+    public struct Once: Sendable, Equatable {
+        /// The key: unique to what must not be sent twice, at most 255 bytes (a digest).
+        public var key: String
+        /// How long a send under it is remembered.
+        public var window: Duration
+
+        /// Creates a key.
+        public init(key: String, window: Duration) {
+            self.key = key
+            self.window = window
+        }
+    }
 
     /// What a token the provider cannot take does to the send.
     public enum InvalidTokens: Sendable, Equatable {

@@ -4,17 +4,17 @@ import Logging
 import ServiceLifecycle
 
 /// Deletes dead letters, feedback entries and publish receipts older than their retention and
-/// forgets expired idempotency keys, at start and then periodically.
+/// forgets expired idempotency and delivery keys, at start and then periodically.
 public struct PruneService: Service, CustomStringConvertible {
     public var description: String { "PruneService" }
 
-    private let store: any FeedbackLog & DeadLetterStore & PublishReceipts & StoreRuntime
+    private let store: any FeedbackLog & DeadLetterStore & PublishReceipts & RetryQueue & StoreRuntime
     private let policy: DeliveryPolicy
     private let logger: Logger
     private let clock: WallClock
 
     /// Creates the service.
-    public init(store: any FeedbackLog & DeadLetterStore & PublishReceipts & StoreRuntime, policy: DeliveryPolicy, logger: Logger) {
+    public init(store: any FeedbackLog & DeadLetterStore & PublishReceipts & RetryQueue & StoreRuntime, policy: DeliveryPolicy, logger: Logger) {
         self.store = store
         self.policy = policy
         self.logger = logger
@@ -42,6 +42,7 @@ public struct PruneService: Service, CustomStringConvertible {
             }
             let receiptsBefore = policy.receiptRetention.map { now - $0.milliseconds / 1000 } ?? .min
             try await store.pruneReceipts(finishedBefore: receiptsBefore, keysBefore: now - policy.idempotencyWindow.milliseconds / 1000, now: now)
+            _ = try await store.pruneDeliveryKeys(now: now)
         } catch {
             logger.error("pruning failed; will try again", metadata: ["error": "\(error)"])
         }

@@ -37,6 +37,36 @@ public enum RawDeliveryConformance {
         }
     }
 
+    /// deliveries queued under a living key are queued once, even by concurrent callers; an expired key queues again and is pruned
+    public static func deliveredOncePerKey(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let now = TestTime.t0
+            #expect(try await store.scheduleRetries([raw("aa01")], once: DeliveryKey("k", expiresAt: now + 100), now: now))
+            #expect(try await !store.scheduleRetries([raw("aa02")], once: DeliveryKey("k", expiresAt: now + 150), now: now + 99), "a repeat")
+            #expect(try await store.backlog().retries == 1, "the repeat stored nothing")
+            #expect(try await store.scheduleRetries([raw("aa03")], once: DeliveryKey("other", expiresAt: now + 100), now: now))
+            #expect(try await store.scheduleRetries([raw("aa04")], once: DeliveryKey("k", expiresAt: now + 200), now: now + 100), "expired")
+            #expect(try await store.backlog().retries == 3)
+            let claimed = try await store.claimDueRetries(limit: 10, lease: Lease(owner: "a", expiresAt: 60_000), nowMillis: 5_000)
+            #expect(Set(claimed.map(\.recipient)) == Set(["aa01", "aa03", "aa04"].map { Recipient.token(proto: "apns", token: $0) }))
+
+            let racers = 8
+            let stored = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<racers {
+                    group.addTask { try await store.scheduleRetries([raw("bb0\(index)")], once: DeliveryKey("race", expiresAt: now + 100), now: now) }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(stored == 1, "concurrent callers with one key")
+            #expect(try await store.backlog().retries == 4)
+
+            #expect(try await store.pruneDeliveryKeys(now: now + 150) == 2, "other and race")
+            #expect(try await store.scheduleRetries([raw("aa05")], once: DeliveryKey("other", expiresAt: now + 300), now: now + 150))
+            #expect(try await !store.scheduleRetries([raw("aa06")], once: DeliveryKey("k", expiresAt: now + 300), now: now + 150))
+            #expect(try await store.pruneDeliveryKeys(now: now + 1_000) == 2)
+        }
+    }
+
     /// deadTokens finds the raw tokens a service called dead for a provider since a time, and no others
     public static func deadTokensOfAProvider(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

@@ -273,5 +273,11 @@ enum PostgresSchema {
         Migration(version: 7, name: "v7-dead-tokens", statements: [
             "CREATE INDEX feedback_dead_tokens ON feedback (proto, token, time) WHERE action = 'invalid'",
         ]),
+        // `scheduleRetries(_:once:now:)`: what the Matrix gateway queued for an event and a
+        // pushkey, so that a homeserver's repeat within a day queues nothing, whichever node takes it.
+        Migration(version: 8, name: "v8-delivery-keys", statements: [
+            #"CREATE TABLE delivery_keys (key text COLLATE "C" PRIMARY KEY, expires_at bigint NOT NULL)"#,
+            "CREATE INDEX delivery_keys_by_expiry ON delivery_keys (expires_at)",
+        ]),
     ]
 }

@@ -18,6 +18,36 @@ extension PostgresStore {
         wakeUpHub.yield(.deliveries)
     }
 
+    /// The key and the deliveries in one transaction. The key's upsert writes a new or expired
+    /// key and skips a living one; a concurrent transaction with the same key waits on the key's
+    /// row until this one ends and then finds it living, so the deliveries are stored once.
+    public func scheduleRetries(_ entries: [QueuedDelivery], once key: DeliveryKey, now: Int64) async throws -> Bool {
+        let batch = try QueuedDeliveryBatch(entries)
+        let logger = self.logger
+        let stored = try await withTransaction { connection -> Bool in
+            let claimed = try await connection.query("""
+                INSERT INTO delivery_keys (key, expires_at) VALUES (\(key.value), \(key.expiresAt))
+                ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE delivery_keys.expires_at <= \(now)
+                RETURNING 1
+                """, logger: logger)
+            guard try await claimed.collect().count == 1 else { return false }
+            guard !batch.rows.isEmpty else { return true }
+            try await Self.insertRetries(batch, on: connection, logger: logger)
+            try await self.notify(.deliveries, on: connection)
+            return true
+        }
+        if stored && !entries.isEmpty { wakeUpHub.yield(.deliveries) }
+        return stored
+    }
+
+    /// One statement over the keys' expiry index.
+    public func pruneDeliveryKeys(now: Int64) async throws -> Int {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query("DELETE FROM delivery_keys WHERE expires_at <= \(now) RETURNING 1", logger: logger).collect().count
+        }
+    }
+
     /// Inserts a batch inside a caller's transaction: the rows as one JSON document, their
     /// contents (each distinct one once: a page of failures shares one notification) as arrays.
     static func insertRetries(_ batch: QueuedDeliveryBatch, on connection: PostgresConnection, logger: Logger) async throws {

@@ -397,6 +397,12 @@ enum SQLiteSchema {
             // reported dead before it queues a delivery.
             try db.execute(sql: "CREATE INDEX feedback_dead_tokens ON feedback (proto, token, time) WHERE action = 'invalid'")
         }
+        migrator.registerMigration("v14-delivery-keys") { db in
+            // `scheduleRetries(_:once:now:)`: what the Matrix gateway queued for an event and a
+            // pushkey, so that a homeserver's repeat within a day queues nothing.
+            try db.execute(sql: "CREATE TABLE delivery_keys (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID")
+            try db.execute(sql: "CREATE INDEX delivery_keys_by_expiry ON delivery_keys (expires_at)")
+        }
         return migrator
     }
 }

@@ -16,6 +16,30 @@ extension SQLiteStore {
         wakeUpHub.yield(.deliveries)
     }
 
+    /// The key's row and the deliveries in one write transaction; a living key stores neither.
+    public func scheduleRetries(_ entries: [QueuedDelivery], once key: DeliveryKey, now: Int64) async throws -> Bool {
+        let prepared = try Self.encodedRetries(entries)
+        let stored = try await pool.write { db -> Bool in
+            let living = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM delivery_keys WHERE key = ? AND expires_at > ?"), arguments: [key.value, now])
+            guard living == nil else { return false }
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO delivery_keys (key, expires_at) VALUES (?, ?)")
+                .execute(arguments: [key.value, key.expiresAt])
+            try Self.insertRetries(prepared, in: db)
+            return true
+        }
+        if stored && !entries.isEmpty { wakeUpHub.yield(.deliveries) }
+        return stored
+    }
+
+    /// One statement over the keys' expiry index.
+    public func pruneDeliveryKeys(now: Int64) async throws -> Int {
+        try await pool.write { db in
+            try db.cachedStatement(sql: "DELETE FROM delivery_keys WHERE expires_at <= ?").execute(arguments: [now])
+            return db.changesCount
+        }
+    }
+
     /// The deliveries with their content encoded, each distinct one once, outside any transaction.
     static func encodedRetries(_ entries: [QueuedDelivery]) throws -> [EncodedDelivery] {
         // A page of failures usually shares one notification: encode it once.

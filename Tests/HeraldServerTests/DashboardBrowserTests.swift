@@ -90,12 +90,23 @@ import Testing
         // The feedback log shows the unregistration of `/gone`, read from /feedback.
         try await eventually { try await browser.text(of: "#feedback tbody tr td:nth-child(3)")?.hasSuffix("/gone") == true }
 
+        // A raw send queued and one refused appear in the front-ends' table, under their origin.
+        let send = #"{"proto":"http","tokens":["\#(receiver.url("/hook/raw"))"],"payload":{"a":1}}"#
+        #expect(try await herald.request(.POST, "/send", json: send, headers: Self.ops).status == 202)
+        let refusedSend = #"{"proto":"http","tokens":["not a URL"],"payload":{"a":1}}"#
+        #expect(try await herald.request(.POST, "/send", json: refusedSend, headers: Self.ops).status == 400)
+        _ = try await receiver.waitFor(count: 6)
+        let queuedCell = #"[data-metric="herald_raw_sends_total"][data-labels='origin="herald",result="accepted"']"#
+        try await eventually { try await browser.text(of: queuedCell) == "1" }
+        try await eventually { try await browser.text(of: #"tr[data-origin="herald"] [data-sum="herald_raw_sends_total"]"#) == "1" }
+
         // Every live counter names a sample `/metrics` serves, with the value the page shows.
         let metrics = try await herald.request(.GET, "/metrics", headers: Self.ops).body
         let counters = try #require(try await browser.execute("""
             return [...document.querySelectorAll('[data-metric]')].map(e => [e.dataset.metric, e.dataset.labels || '', e.textContent]);
             """) as? [[String]])
-        #expect(counters.count == 5 + 2 * 10, "five cards and two providers' rows of ten")
+        let expectedCounters: Int = 5 + 2 * 10 + 1
+        #expect(counters.count == expectedCounters, "five cards, two providers' rows of ten and a front-end's queued sends")
         for counter in counters {
             let labels = Dictionary(uniqueKeysWithValues: counter[1].split(separator: ",").map { pair -> (String, String) in
                 let parts = pair.split(separator: "=", maxSplits: 1)

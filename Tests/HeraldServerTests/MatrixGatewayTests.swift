@@ -25,6 +25,7 @@ import Testing
           retry_delay: 0.01
           max_retry_delay: 0.05
           max_attempts: 2
+          shutdown_grace_period: 0.1
         """
     }
 
@@ -128,6 +129,47 @@ import Testing
             let sent = try #require(apns.simulator.accepted().first)
             #expect(try json(sent.body)["aps"] as? [String: Int] == ["badge": 4])
             #expect(sent.header("apns-priority") == "5")
+        }
+    }
+
+    @Test func aRepeatedEventIsDeliveredOnceToEachPushkeyAndABadgeUpdateEveryTime() async throws {
+        try await withGateway { herald, apns, _ in
+            let devices = #"{"app_id":"im.example.ios","pushkey":"\#(Self.pushkey(hex: APNsTestBed.token(6)))"}"#
+            // The homeserver's request timed out and it tries again: the same answer, one push.
+            for _ in 0..<2 {
+                let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+                #expect(response.status == 200)
+                #expect(try json(response.body)["rejected"] as? [String] == [])
+            }
+            let badgeOnly = """
+                {"notification":{"id":"","type":null,"counts":{"unread":0},
+                 "devices":[{"app_id":"im.example.ios","pushkey":"\(Self.pushkey(hex: APNsTestBed.token(6)))"}]}}
+                """
+            for _ in 0..<2 { #expect(try await herald.request(.POST, "/_matrix/push/v1/notify", json: badgeOnly).status == 200) }
+            // Another device of the same event is sent: the key is the event and the pushkey.
+            let other = #"{"app_id":"im.example.ios","pushkey":"\#(Self.pushkey(hex: APNsTestBed.token(7)))"}"#
+            #expect(try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: other)).status == 200)
+
+            try await eventually { apns.simulator.acceptedCount == 4 }
+            let sent = apns.simulator.accepted()
+            let messages = sent.filter { (try? json($0.body)["event_id"]) as? String == "$ev1" }
+            #expect(messages.map { $0.token.lowercased() }.sorted() == [APNsTestBed.token(6), APNsTestBed.token(7)].sorted())
+            #expect(sent.count - messages.count == 2, "both badge updates")
+            let metrics = try await herald.request(.GET, "/metrics").body
+            #expect(metrics.contains(#"herald_matrix_pushkeys_total{app="im.example.ios",result="repeated"} 1"#), "\(metrics)")
+        }
+    }
+
+    @Test func theHomeserverIsAnsweredWhileAPNsHoldsTheRequest() async throws {
+        try await withGateway { herald, apns, _ in
+            apns.simulator.setFaults(APNsSimulator.Faults(hangRate: 1))
+            let devices = #"{"app_id":"im.example.ios","pushkey":"\#(Self.pushkey(hex: APNsTestBed.token(8)))"}"#
+            let response = try await herald.request(.POST, "/_matrix/push/v1/notify", json: Self.notification(devices: devices))
+            #expect(response.status == 200)
+            #expect(try json(response.body)["rejected"] as? [String] == [])
+            // APNs takes the request and never answers it; the homeserver had its answer regardless.
+            try await eventually { apns.simulator.requestCount >= 1 }
+            #expect(apns.simulator.acceptedCount == 0)
         }
     }
 

@@ -207,6 +207,8 @@ struct RawDeliveryConformanceTests {
     func rawOutcomesSettleWithOrigin() async throws { try await RawDeliveryConformance.rawOutcomesSettleWithOrigin(backend) }
     @Test("deadTokens finds the raw tokens a service called dead for a provider since a time, and no others")
     func deadTokensOfAProvider() async throws { try await RawDeliveryConformance.deadTokensOfAProvider(backend) }
+    @Test("deliveries queued under a living key are queued once, even by concurrent callers; an expired key queues again and is pruned")
+    func deliveredOncePerKey() async throws { try await RawDeliveryConformance.deliveredOncePerKey(backend) }
     @Test("feedback is filtered by origin and provider, each with a cursor")
     func feedbackFiltersByOriginAndProvider() async throws { try await RawDeliveryConformance.feedbackFiltersByOriginAndProvider(backend) }
     @Test("a publish job keeps the front-end it came through and its content, an event or a prepared payload")

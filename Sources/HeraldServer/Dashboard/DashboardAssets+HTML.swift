@@ -39,6 +39,10 @@ extension DashboardAssets {
     <h2>Providers</h2>
     <table id="providers"><thead></thead><tbody></tbody></table>
   </section>
+  <section>
+    <h2>Front-ends: raw sends</h2>
+    <table id="front-ends"><thead><tr><th>front-end</th><th>queued</th><th>refused</th></tr></thead><tbody></tbody></table>
+  </section>
   <section class="split">
     <div>
       <h2>Latest feedback</h2>

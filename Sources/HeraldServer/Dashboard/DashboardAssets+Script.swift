@@ -12,6 +12,7 @@ extension DashboardAssets {
   let previous = null;        // {time, deliveries, publishes} of the last snapshot
   let outcomes = [];
   let providers = [];
+  let origins = [];           // the front-ends that made raw sends (herald_raw_sends_total's origins)
 
   const byId = (id) => document.getElementById(id);
   const make = (tag, attributes = {}, text) => {
@@ -42,6 +43,7 @@ extension DashboardAssets {
     sums.clear();
     const seenOutcomes = new Set(outcomes);
     const seenProviders = new Set(providers);
+    const seenOrigins = new Set(origins);
     for (const sample of snapshot.samples) {
       values.set(`${sample.name}|${sample.key}`, sample.value);
       sums.set(sample.name, (sums.get(sample.name) || 0) + (sample.value || 0));
@@ -49,18 +51,32 @@ extension DashboardAssets {
         seenOutcomes.add(sample.labels.outcome);
         seenProviders.add(sample.labels.provider);
       }
+      if (sample.name === 'herald_raw_sends_total') seenOrigins.add(sample.labels.origin);
     }
     if (seenOutcomes.size !== outcomes.length || seenProviders.size !== providers.length) {
       outcomes = [...seenOutcomes].sort();
       providers = [...seenProviders].sort();
       buildProviderTable();
     }
+    if (seenOrigins.size !== origins.length) {
+      origins = [...seenOrigins].sort();
+      buildFrontEndTable();
+    }
     for (const element of document.querySelectorAll('[data-metric]')) {
       const key = `${element.dataset.metric}|${element.dataset.labels || ''}`;
       element.textContent = values.has(key) ? number(values.get(key)) : '–';
     }
     for (const element of document.querySelectorAll('[data-sum]')) {
-      element.textContent = number(sums.get(element.dataset.sum) || 0);
+      if (element.dataset.where === undefined) {
+        element.textContent = number(sums.get(element.dataset.sum) || 0);
+        continue;
+      }
+      // The sum over the samples that carry these labels, whatever their others (a refusal's code).
+      const where = Object.entries(JSON.parse(element.dataset.where));
+      const total = snapshot.samples
+        .filter((sample) => sample.name === element.dataset.sum && where.every(([name, value]) => sample.labels[name] === value))
+        .reduce((sum, sample) => sum + (sample.value || 0), 0);
+      element.textContent = number(total);
     }
     const now = { time: snapshot.time, deliveries: sums.get('herald_deliveries_total') || 0,
       publishes: values.get('herald_publishes_total|result="accepted"') || 0 };
@@ -98,6 +114,19 @@ extension DashboardAssets {
       return row;
     });
     table.tBodies[0].replaceChildren(...rows);
+  }
+
+  // One row per front-end that sent raw tokens (gorush, apns-ms, the Matrix gateway, …): what the
+  // intake queued for it and what it refused.
+  function buildFrontEndTable() {
+    const rows = origins.map((origin) => {
+      const row = make('tr', { 'data-origin': origin });
+      row.append(make('th', {}, origin));
+      row.append(make('td', { 'data-metric': 'herald_raw_sends_total', 'data-labels': labelText({ origin, result: 'accepted' }) }, '–'));
+      row.append(make('td', { 'data-sum': 'herald_raw_sends_total', 'data-where': JSON.stringify({ origin, result: 'rejected' }) }, '–'));
+      return row;
+    });
+    byId('front-ends').tBodies[0].replaceChildren(...rows);
   }
 
   function drawChart() {

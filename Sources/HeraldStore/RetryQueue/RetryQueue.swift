@@ -8,6 +8,16 @@ public protocol RetryQueue: Sendable {
     /// entries are always stored.
     func scheduleRetries(_ entries: [QueuedDelivery]) async throws
 
+    /// Stores deliveries as ``scheduleRetries(_:)`` does, in one transaction with `key`, unless a
+    /// key of the same value that lives at `now` is stored already: then nothing is stored. Two
+    /// nodes storing the same key at once store the deliveries once.
+    /// - Returns: whether the deliveries were stored (`false`: a repeat).
+    func scheduleRetries(_ entries: [QueuedDelivery], once key: DeliveryKey, now: Int64) async throws -> Bool
+
+    /// Forgets the delivery keys expired at `now` (Unix seconds).
+    /// - Returns: how many were forgotten.
+    func pruneDeliveryKeys(now: Int64) async throws -> Int
+
     /// Claims up to `limit` deliveries due at `nowMillis` that nobody holds, earliest first.
     func claimDueRetries(limit: Int, lease: Lease, nowMillis: Int64) async throws -> [QueuedDelivery]
 
