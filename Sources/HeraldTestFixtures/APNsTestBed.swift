@@ -65,4 +65,16 @@ public struct APNsTestBed: Sendable {
         let hex = String(n, radix: 16)
         return "ab" + String(repeating: "0", count: 62 - hex.count) + hex
     }
+
+    /// A token given in hex as base64, as push2mob's senders and Matrix clients' pushkeys carry it.
+    public static func base64(hex: String) -> String {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return Data(bytes).base64EncodedString()
+    }
 }

@@ -133,6 +133,27 @@ import Testing
         #expect(run.accepted.allSatisfy { $0.body.contains(#""alert":"Hello World iOS!""#) }, "\(run.accepted.map(\.body))")
     }
 
+    /// A homeserver's `POST /_matrix/push/v1/notify` answered 200: every device is still sent the
+    /// event after `kill -9`, once (the repeat the homeserver makes is not sent again).
+    @Test func matrixNotificationSurvivesKill() async throws {
+        let tokens = (0..<5).map { APNsTestBed.token($0) }
+        let devices = tokens.map { token in
+            #"{"app_id":"im.example.ios","pushkey":"\#(APNsTestBed.base64(hex: token))"}"#
+        }.joined(separator: ",")
+        let body = #"""
+            {"notification":{"event_id":"$crash","room_id":"!r:example.org","type":"m.room.message","sender":"@a:example.org",
+             "content":{"msgtype":"m.text","body":"survives"},"counts":{"unread":1},"devices":[\#(devices)]}}
+            """#
+        let compat = "compat:\n  matrix:\n    apps:\n      im.example.ios: {provider: apns}\n"
+        let run = try await crashAndRestart(compat: compat, expected: Set(tokens)) { port in
+            let answer = try await post("http://127.0.0.1:\(port)/_matrix/push/v1/notify", json: body)
+            #expect(answer.status == 200)
+            #expect(answer.body == #"{"rejected":[]}"#)
+        }
+        #expect(run.accepted.map { $0.token.lowercased() }.sorted() == tokens.sorted(), "each device once")
+        #expect(run.accepted.allSatisfy { $0.body.contains(#""event_id":"$crash""#) }, "\(run.accepted.map(\.body))")
+    }
+
     /// apns-ms's `POST /notification` answered 202 after its 5 s wait for a silent APNs: the
     /// notification stays queued and is delivered by the restarted process.
     @Test func apnsMSNotificationSurvivesKill() async throws {

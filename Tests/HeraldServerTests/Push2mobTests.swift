@@ -97,16 +97,7 @@ import Testing
         Data(base64Encoded: base64)!.map { String(format: "%02x", $0) }.joined()
     }
 
-    static func base64(_ hex: String) -> String {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return Data(bytes).base64EncodedString()
-    }
+    static func base64(_ hex: String) -> String { APNsTestBed.base64(hex: hex) }
 
     // MARK: - APNs socket
 
