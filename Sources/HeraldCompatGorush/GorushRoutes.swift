@@ -45,12 +45,12 @@ public struct GorushRoutes: HTTPRoutes {
     public func register(on router: Router<HeraldRequestContext>) {
         let authorizer = self.authorizer
         router.post("/api/push") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .publish)
-            return try await push(request)
+            let scopes = try authorizer.authorize(request, context: context, realm: .publish)
+            return try await push(request, scopes: scopes)
         }
     }
 
-    func push(_ request: Request) async throws -> Response {
+    func push(_ request: Request, scopes: TokenScopes? = nil) async throws -> Response {
         let buffer = try await request.collectBody()
         let parsed: GorushRequest
         do {
@@ -65,6 +65,12 @@ public struct GorushRoutes: HTTPRoutes {
                 logger.warning("gorush notification skipped: no provider for its platform", metadata: [
                     "platform": "\(notification.platform.map(String.init) ?? "none")",
                 ])
+                continue
+            }
+            // An app's token sends through its own providers only; gorush answers such a
+            // notification as it answers a platform it has no credentials for.
+            if let scopes, !scopes.allows(provider: proto) {
+                logs += notification.tokens.map { Self.log(notification, platform: platform, token: $0, error: "provider \(proto) is not this token's") }
                 continue
             }
             var tokens = notification.tokens

@@ -63,7 +63,9 @@ public struct Intake: Sendable {
     /// The payload may carry a delivery time, `at` (Unix seconds or RFC 3339) or `delay` (seconds):
     /// the publish is then stored (its receipt `scheduled`) and released when due. With an
     /// `idempotencyKey`, a repeat of a publish made within ``PublishPolicy/idempotencyWindow`` is
-    /// answered with the first one's receipt and publishes nothing.
+    /// answered with the first one's receipt and publishes nothing. With an API token's `scopes`,
+    /// an event its patterns do not name is refused (``IntakeError/Code/outOfScope``) and only
+    /// subscribers of its providers receive the publish.
     ///
     /// - Returns: the publish's receipt: its id, and its job's id (`nil` when nobody is subscribed,
     ///   when it is scheduled, or for a repeat).
@@ -71,10 +73,10 @@ public struct Intake: Sendable {
     ///   idempotency key, overloaded, store unavailable); nothing is published when it throws.
     @discardableResult
     public func publish(
-        _ payload: BodyValue, to event: EventName, origin: DeliveryOrigin = .pushd, idempotencyKey: String? = nil
+        _ payload: BodyValue, to event: EventName, origin: DeliveryOrigin = .pushd, idempotencyKey: String? = nil, scopes: TokenScopes? = nil
     ) async throws(IntakeError) -> PublishReceipt {
         do {
-            let job = try await enqueue(payload, to: event, origin: origin, idempotencyKey: idempotencyKey)
+            let job = try await enqueue(payload, to: event, origin: origin, idempotencyKey: idempotencyKey, scopes: scopes)
             metrics.publishAccepted()
             return job
         } catch {
@@ -84,8 +86,9 @@ public struct Intake: Sendable {
     }
 
     private func enqueue(
-        _ payload: BodyValue, to event: EventName, origin: DeliveryOrigin, idempotencyKey: String?
+        _ payload: BodyValue, to event: EventName, origin: DeliveryOrigin, idempotencyKey: String?, scopes: TokenScopes?
     ) async throws(IntakeError) -> PublishReceipt {
+        if let scopes, !scopes.allows(event: event.rawValue) { throw .outOfScope("the event \(event.rawValue)") }
         let now = clock.nowSeconds()
         let (schedule, rest) = try PublishSchedule.extract(from: payload, now: now, maxAhead: publishing.maxScheduleAhead)
         var notification: PublishedEvent
@@ -96,6 +99,7 @@ public struct Intake: Sendable {
         }
         let publishID = DeliveryContent.newPublishID()
         notification.publishID = publishID
+        notification.onlyProviders = scopes?.providers
         try await gate.admit()
         let audience: PublishAudience = switch event.audience {
         case .subscribers: .subscribers(event)

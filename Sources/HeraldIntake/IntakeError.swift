@@ -13,6 +13,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
             case invalidRequest = "invalid_request", unknownSubscriber = "unknown_subscriber", unknownProvider = "unknown_provider"
             case invalidToken = "invalid_token", destinationNotAllowed = "destination_not_allowed", overloaded, unavailable
             case idempotencyKeyReused = "idempotency_key_reused", unknownPublish = "unknown_publish", notScheduled = "not_scheduled"
+            case outOfScope = "out_of_scope"
         }
 
         private let base: Base
@@ -41,6 +42,8 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unknownPublish = Code(.unknownPublish)
         /// The publish is no longer scheduled (it started, finished or was cancelled): it cannot be cancelled.
         public static let notScheduled = Code(.notScheduled)
+        /// The caller's API token does not cover it (an event its patterns do not name); nothing changed.
+        public static let outOfScope = Code(.outOfScope)
 
         public var description: String { base.rawValue }
     }
@@ -56,6 +59,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case idempotencyKeyReused
         case unknownPublish(String)
         case notScheduled(state: String)
+        case outOfScope(String)
     }
 
     private let kind: Kind
@@ -84,6 +88,8 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func unknownPublish(_ id: String) -> IntakeError { IntakeError(.unknownPublish(id)) }
     /// A publish that is no longer scheduled, in `state`.
     public static func notScheduled(state: String) -> IntakeError { IntakeError(.notScheduled(state: state)) }
+    /// The caller's token does not cover what it asked for, described by `what`.
+    public static func outOfScope(_ what: String) -> IntakeError { IntakeError(.outOfScope(what)) }
 
     /// What kind of refusal it is.
     public var code: Code {
@@ -98,6 +104,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .idempotencyKeyReused: .idempotencyKeyReused
         case .unknownPublish: .unknownPublish
         case .notScheduled: .notScheduled
+        case .outOfScope: .outOfScope
         }
     }
 
@@ -114,6 +121,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .idempotencyKeyReused: "Idempotency-Key was already used for a different request"
         case .unknownPublish(let id): "Unknown publish \(id)"
         case .notScheduled(let state): "The publish is not scheduled any more (\(state))"
+        case .outOfScope(let what): "The token does not cover \(what)"
         }
     }
 

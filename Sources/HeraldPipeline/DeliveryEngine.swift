@@ -72,7 +72,17 @@ public struct DeliveryEngine: Sendable {
         // Members are read in place, by index, and the page is copied only when a provider is
         // missing: copying each member copied (retained and released) all its strings.
         var known = members
-        if members.contains(where: { providers[$0.subscriber.proto] == nil }) {
+        // Another app's subscribers of the same event are no part of this publish: settled with
+        // nothing recorded, as if the page had not held them.
+        if case .event(let event) = job.content, let only = event.onlyProviders,
+            members.contains(where: { !only.contains($0.subscriber.proto) })
+        {
+            known = members.filter { only.contains($0.subscriber.proto) }
+            let others = members.filter { !only.contains($0.subscriber.proto) }.map(\.subscriber.id)
+            settler.submit(job: tracker, settled: others, retries: 0) { _ in }
+        }
+        if known.contains(where: { providers[$0.subscriber.proto] == nil }) {
+            let members = known
             known = []
             let now = clock.nowSeconds()
             for index in members.indices {
@@ -397,7 +407,8 @@ public struct DeliveryEngine: Sendable {
     /// badges, for an event published with `incrementBadge` (none for a prepared payload).
     func badgeCountingProviders(for content: DeliveryContent) -> Set<String> {
         guard case .event(let event) = content, event.incrementBadge else { return [] }
-        return Set(providers.byName.filter { $0.value.countsBadges }.keys)
+        let counting = Set(providers.byName.filter { $0.value.countsBadges }.keys)
+        return event.onlyProviders.map { counting.intersection($0) } ?? counting
     }
 
     /// The badge to send to each member (§7), in order, incrementing stored badges in one batch;

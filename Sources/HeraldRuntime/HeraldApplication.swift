@@ -77,7 +77,9 @@ public struct HeraldApplication: Sendable {
         self.metrics = metrics
         // One limiter for every door of this node, so a client has one bucket per realm whichever it uses.
         let rateLimiter = RateLimiter(limits: server.rateLimit, metricsFactory: metrics.factory)
-        let authorizer = try Authorizer(server: server, rateLimiter: rateLimiter)
+        // Filled from the store below, before the port opens; kept current by the refresh service.
+        let tokens = TokenCache()
+        let authorizer = try Authorizer(server: server, rateLimiter: rateLimiter, tokens: tokens)
         // Read before anything is opened, so a certificate that cannot be used stops start-up cleanly.
         let tls = try server.http.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
 
@@ -114,6 +116,11 @@ public struct HeraldApplication: Sendable {
         }
         let providers = ProviderSet(built)
         self.providers = providers
+        // Read before anything listens when the store can answer now (SQLite); a store that is
+        // still starting (PostgreSQL) is read by the service as soon as it can, and until then
+        // requests that depend on tokens are answered 503, never let through.
+        let tokenRefresh = TokenRefreshService(store: store, cache: tokens, logger: logger.child("herald.tokens"))
+        try? await tokenRefresh.load()
 
         var policy = configuration.delivery.policy
         for (name, provider) in configuration.providers {
@@ -172,6 +179,7 @@ public struct HeraldApplication: Sendable {
         services.append(RetryService(store: store, engine: engine, owner: owner, logger: logger))
         services.append(PruneService(store: store, policy: policy, logger: logger))
         services.append(ScheduleService(store: store, logger: logger.child("herald.schedule")))
+        services.append(tokenRefresh)
         do {
             for frontEnd in frontEnds {
                 services += try frontEnd.makeServices(context: frontEndContext)
@@ -183,7 +191,7 @@ public struct HeraldApplication: Sendable {
         }
         // The apns-ms front-end reloads its own certificate (its services include their reloader).
         if let tls { services.append(TLSReloadService(credentials: [tls], logger: logger.child("herald.tls"))) }
-        services.append(application)
+        services.append(AfterTokensRead(cache: tokens, service: application))
         // Shut down first (services stop in reverse order): open event streams and dashboards end,
         // so the HTTP server's graceful shutdown does not wait on them.
         if let hub { services.append(hub) }

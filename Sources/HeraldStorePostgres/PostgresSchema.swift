@@ -279,5 +279,22 @@ enum PostgresSchema {
             #"CREATE TABLE delivery_keys (key text COLLATE "C" PRIMARY KEY, expires_at bigint NOT NULL)"#,
             "CREATE INDEX delivery_keys_by_expiry ON delivery_keys (expires_at)",
         ]),
+        // `herald tokens`, `/tokens`: tokens by name, with the digest of their secret (never the
+        // secret) unique, so that two tokens can never authenticate as each other. Scopes are in
+        // `TokenColumns`' form, as in SQLite; names in byte order, as the listing promises.
+        Migration(version: 9, name: "v9-api-tokens", statements: [
+            """
+            CREATE TABLE api_tokens (
+                name text COLLATE "C" PRIMARY KEY,
+                digest text COLLATE "C" NOT NULL UNIQUE,
+                realms text NOT NULL,
+                providers text,
+                events text,
+                created bigint NOT NULL,
+                expires bigint,
+                last_used bigint
+            )
+            """,
+        ]),
     ]
 }

@@ -403,6 +403,23 @@ enum SQLiteSchema {
             try db.execute(sql: "CREATE TABLE delivery_keys (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID")
             try db.execute(sql: "CREATE INDEX delivery_keys_by_expiry ON delivery_keys (expires_at)")
         }
+        migrator.registerMigration("v15-api-tokens") { db in
+            // `herald tokens`, `/tokens`: tokens by name, with the digest of their secret (never the
+            // secret) unique, so that two tokens can never authenticate as each other. Scopes are in
+            // `TokenColumns`' form, shared with PostgreSQL.
+            try db.execute(sql: """
+                CREATE TABLE api_tokens (
+                    name TEXT PRIMARY KEY,
+                    digest TEXT NOT NULL UNIQUE,
+                    realms TEXT NOT NULL,
+                    providers TEXT,
+                    events TEXT,
+                    created INTEGER NOT NULL,
+                    expires INTEGER,
+                    last_used INTEGER
+                ) WITHOUT ROWID
+                """)
+        }
         return migrator
     }
 }

@@ -264,3 +264,13 @@ struct WorkImportConformanceTests {
     @Test("imported failure counters and delivery counts are kept")
     func importKeepsCounters() async throws { try await WorkImportConformance.importKeepsCounters(backend) }
 }
+
+@Suite("PostgreSQL store conformance: API tokens")
+struct TokenConformanceTests {
+    @Test("tokens round-trip with their scopes and digests, listed by name in byte order; a taken name is refused and left unchanged")
+    func tokensRoundTrip() async throws { try await TokenConformance.tokensRoundTrip(backend) }
+    @Test("a revoked token is gone, and its name is free again; revoking it again or an unknown name finds nothing")
+    func revocation() async throws { try await TokenConformance.revocation(backend) }
+    @Test("recorded uses keep the later time and touch nothing else; unknown names are ignored and an empty record is a no-op")
+    func lastUse() async throws { try await TokenConformance.lastUse(backend) }
+}

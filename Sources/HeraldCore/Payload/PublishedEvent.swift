@@ -47,6 +47,10 @@ public struct PublishedEvent: Sendable, Equatable, Hashable, Codable {
     /// The publish it belongs to, random and unique, set once when it is accepted: with the subscriber it names
     /// one delivery, the same on every attempt (a webhook's `webhook-id`). `nil` in what was stored before it existed.
     public var publishID: String?
+    /// The only providers whose subscribers receive it: those of the API token's app that
+    /// published it, so that two apps with the same event names reach only their own devices.
+    /// `nil`: every provider.
+    public var onlyProviders: Set<String>?
 
     /// Creates a compiled notification.
     public init(

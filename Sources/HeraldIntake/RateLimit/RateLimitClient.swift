@@ -4,6 +4,8 @@ import HeraldCore
 public enum RateLimitClient: Sendable, Hashable {
     /// An authenticated HTTP Basic user, wherever it connects from.
     case user(String)
+    /// An API token, by name, wherever it is used from.
+    case token(String)
     /// An unauthenticated source: an IPv4 address, or an IPv6 address's /64.
     ///
     /// A /64 is what one IPv6 subscriber line or host usually gets; keying by the full address would

@@ -36,7 +36,7 @@ public struct DashboardRoutes: Sendable {
         ]
         for asset in assets {
             router.get(RouterPath(asset.path)) { request, context -> Response in
-                try authorizer.authorize(request, context: context, realm: .admin)
+                try authorizer.authorize(request, context: context, realm: .admin)?.requireUnscoped("the dashboard")
                 return Self.asset(asset.text, type: asset.type)
             }
         }
@@ -46,11 +46,11 @@ public struct DashboardRoutes: Sendable {
             Self.asset(DashboardAssets.favicon, type: "image/svg+xml")
         }
         router.get("/dashboard/stream") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .admin)
+            try authorizer.authorize(request, context: context, realm: .admin)?.requireUnscoped("the dashboard")
             return try stream()
         }
         router.get("/dashboard/subscribers") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .admin)
+            try authorizer.authorize(request, context: context, realm: .admin)?.requireUnscoped("the dashboard")
             return try await searchSubscribers(request)
         }
     }

@@ -114,6 +114,16 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
         firstRequest = nil
     }
 
+    /// Whether `head` may listen; a refusal is the route's to answer.
+    private func authorized(_ head: HTTPRequest, address: SocketAddress?) -> Bool {
+        do {
+            try parts.authorizer.authorize(headers: head.headerFields, address: address, realm: .listen)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Starts the event stream `head` asks for, when it is one this handler may serve.
     private func takeOver(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
         guard head.method == .get, let target = head.path else { return false }
@@ -122,7 +132,7 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
         let query = question.map { target[target.index(after: $0)...] }
         // A full hub is the route's to refuse: checked before authorizing, which takes a rate-limit token.
         guard let asked = try? EventStreamRequest(query: query, headers: head.headerFields), !parts.hub.isFull,
-            (try? parts.authorizer.authorize(headers: head.headerFields, address: context.channel.remoteAddress, realm: .listen)) != nil,
+            authorized(head, address: context.channel.remoteAddress),
             let listener = parts.hub.attach(to: asked.events, channel: EventStreamChannel(takeover: NIOLoopBound(self, eventLoop: context.eventLoop)))
         else { return false }
 

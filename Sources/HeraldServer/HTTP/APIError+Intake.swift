@@ -14,6 +14,7 @@ extension APIError {
         case .idempotencyKeyReused: self = .json(.unprocessableContent, error.message)
         case .unknownPublish: self = .json(.notFound, error.message)
         case .notScheduled: self = .json(.conflict, error.message)
+        case .outOfScope: self = .json(.forbidden, error.message)
         default: self = .unavailable
         }
     }

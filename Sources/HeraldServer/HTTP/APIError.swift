@@ -16,6 +16,8 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case jsonNull
         /// 401 with the Basic challenge.
         case unauthorized
+        /// 401 with the Bearer challenge (RFC 6750), `invalid_token` when one was presented.
+        case unauthorizedBearer(invalidToken: Bool)
         /// 503 (bare) with `Retry-After`: too much accepted work is waiting, or the database cannot be used.
         case overloaded(retryAfterSeconds: Int)
         /// 429 `{"error":"Too many requests"}` with `Retry-After`: the client is over its rate limit.
@@ -40,6 +42,12 @@ public struct APIError: Error, HTTPResponseError, Equatable {
     public static let nullNotFound = APIError(.jsonNull)
     /// 401 with `WWW-Authenticate: Basic realm="Authorization Required"`.
     public static let unauthorized = APIError(.unauthorized)
+    /// 401 `{"error":"Invalid token"}` with `WWW-Authenticate: Bearer error="invalid_token"`: an
+    /// unknown, revoked or expired API token (which of them is not said).
+    public static let invalidToken = APIError(.unauthorizedBearer(invalidToken: true))
+    /// 401 `{"error":"Unauthorized"}` with `WWW-Authenticate: Bearer`: no credentials, where API
+    /// tokens are the only kind.
+    public static let bearerRequired = APIError(.unauthorizedBearer(invalidToken: false))
     /// 403 `{"error":"Unauthorized"}`.
     public static let forbidden = APIError(.json(.forbidden, "Unauthorized"))
     /// 413 `{"error":"Request body too large"}`.
@@ -60,7 +68,7 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         switch kind {
         case .json(let status, _), .bare(let status): status
         case .jsonNull: .notFound
-        case .unauthorized: .unauthorized
+        case .unauthorized, .unauthorizedBearer: .unauthorized
         case .overloaded: .serviceUnavailable
         case .tooManyRequests: .tooManyRequests
         }
@@ -71,6 +79,7 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         switch kind {
         case .json(_, let message): message
         case .tooManyRequests: Self.tooManyRequestsMessage
+        case .unauthorizedBearer(let invalid): invalid ? "Invalid token" : "Unauthorized"
         default: nil
         }
     }
@@ -94,6 +103,10 @@ public struct APIError: Error, HTTPResponseError, Equatable {
         case .unauthorized:
             var response = Response.bare(.unauthorized, body: "Unauthorized")
             response.headers[.wwwAuthenticate] = "Basic realm=\"Authorization Required\""
+            return response
+        case .unauthorizedBearer(let invalid):
+            var response = Self.jsonResponse(.unauthorized, invalid ? "Invalid token" : "Unauthorized")
+            response.headers[.wwwAuthenticate] = invalid ? "Bearer error=\"invalid_token\"" : "Bearer"
             return response
         case .overloaded(let seconds):
             var response = Response.bare(.serviceUnavailable)

@@ -69,6 +69,7 @@ public enum HTTPFront {
             clock: parts.intake.clock
         ).register(on: router)
         RawSendRoutes(intake: parts.intake, authorizer: parts.authorizer).register(on: router)
+        TokenRoutes(intake: parts.intake, authorizer: parts.authorizer, tokens: parts.authorizer.tokens).register(on: router)
         AdminRoutes(
             store: parts.store, intake: parts.intake, authorizer: parts.authorizer, metrics: parts.metrics, hub: parts.hub, providers: parts.providers
         ).register(on: router)

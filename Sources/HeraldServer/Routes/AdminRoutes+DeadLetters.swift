@@ -14,8 +14,9 @@ extension AdminRoutes {
 
     /// `GET /dead-letters?provider=&event=&since=&until=&after=&limit=`: deliveries that failed for good,
     /// oldest first, as `{"entries":[...],"next":<id>}`; pass `next` back as `after` to continue.
-    func deadLetters(_ request: Request) async throws -> Response {
-        let selector = try DeadLetterSelector(query: request.uri.queryParameters, body: nil)
+    func deadLetters(_ request: Request, scopes: TokenScopes? = nil) async throws -> Response {
+        var selector = try DeadLetterSelector(query: request.uri.queryParameters, body: nil)
+        try selector.narrow(to: scopes)
         let limit = min(selector.limit ?? 100, Self.maxDeadLetterPage)
         let letters = try await store.deadLetters(matching: selector.filter, after: selector.after, limit: limit)
 
@@ -84,8 +85,9 @@ extension AdminRoutes {
     ///
     /// The selection (`ids`, `provider`, `event`, `since`, `until`, `limit`) comes from the query string or the
     /// body (JSON or form); selecting everything needs `all=true`, so an empty request replays nothing by accident.
-    func replayDeadLetters(_ request: Request) async throws -> Response {
-        let selector = try await DeadLetterSelector(request: request)
+    func replayDeadLetters(_ request: Request, scopes: TokenScopes? = nil) async throws -> Response {
+        var selector = try await DeadLetterSelector(request: request)
+        try selector.narrow(to: scopes)
         let limit = min(selector.limit ?? Self.maxDeadLetterBatch, Self.maxDeadLetterBatch)
         let result = try await answering { () async throws(IntakeError) in try await intake.replayDeadLetters(matching: selector.filter, limit: limit) }
         var writer = JSONWriter()
@@ -99,8 +101,9 @@ extension AdminRoutes {
     }
 
     /// `DELETE /dead-letters`: drops the selected dead letters (same selection as replay); answers `{"deleted":n}`.
-    func deleteDeadLetters(_ request: Request) async throws -> Response {
-        let selector = try await DeadLetterSelector(request: request)
+    func deleteDeadLetters(_ request: Request, scopes: TokenScopes? = nil) async throws -> Response {
+        var selector = try await DeadLetterSelector(request: request)
+        try selector.narrow(to: scopes)
         let limit = min(selector.limit ?? Self.maxDeadLetterBatch, Self.maxDeadLetterBatch)
         let deleted = try await answering { () async throws(IntakeError) in try await intake.deleteDeadLetters(matching: selector.filter, limit: limit) }
         var writer = JSONWriter()
@@ -120,6 +123,12 @@ struct DeadLetterSelector {
     var all = false
 
     /// Reads a replay or deletion request, which must select something explicitly.
+    /// Narrows the selection to what an app's token covers: its provider (``TokenScopes/provider(narrowing:)``).
+    mutating func narrow(to scopes: TokenScopes?) throws(APIError) {
+        guard let scopes else { return }
+        filter.proto = try scopes.provider(narrowing: filter.proto)
+    }
+
     init(request: Request) async throws {
         var body: BodyValue?
         let buffer = try await request.collectBody()

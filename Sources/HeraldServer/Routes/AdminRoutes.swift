@@ -37,25 +37,26 @@ public struct AdminRoutes: Sendable {
     /// Adds the routes to `router`.
     public func register(on router: Router<HeraldRequestContext>) {
         let authorizer = self.authorizer
+        // An app's token reads and handles its own providers' feedback and dead letters only.
         router.get("/feedback") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .admin)
-            return try await feedback(request)
+            let scopes = try authorizer.authorize(request, context: context, realm: .admin)
+            return try await feedback(request, scopes: scopes)
         }
         router.get("/metrics") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .admin)
+            try authorizer.authorize(request, context: context, realm: .admin)?.requireUnscoped("the node's metrics")
             return try await prometheusText()
         }
         router.get("/dead-letters") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .admin)
-            return try await deadLetters(request)
+            let scopes = try authorizer.authorize(request, context: context, realm: .admin)
+            return try await deadLetters(request, scopes: scopes)
         }
         router.post("/dead-letters/replay") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .admin)
-            return try await replayDeadLetters(request)
+            let scopes = try authorizer.authorize(request, context: context, realm: .admin)
+            return try await replayDeadLetters(request, scopes: scopes)
         }
         router.delete("/dead-letters") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .admin)
-            return try await deleteDeadLetters(request)
+            let scopes = try authorizer.authorize(request, context: context, realm: .admin)
+            return try await deleteDeadLetters(request, scopes: scopes)
         }
     }
 
@@ -75,7 +76,7 @@ public struct AdminRoutes: Sendable {
     ///
     /// Answers `{"entries":[...],"next":<id>}`; pass `next` back as `after` to continue. Entries of raw
     /// tokens (sent by a compat front-end) have `"subscriber":null`.
-    func feedback(_ request: Request) async throws -> Response {
+    func feedback(_ request: Request, scopes: TokenScopes? = nil) async throws -> Response {
         let query = request.uri.queryParameters
         func integer(_ name: String) throws(APIError) -> Int64? {
             guard let text = query[name[...]] else { return nil }
@@ -90,7 +91,8 @@ public struct AdminRoutes: Sendable {
             guard !value.isEmpty else { throw .invalidValue(name) }
             return String(value)
         }
-        let filter = FeedbackFilter(origin: try text("origin").map(DeliveryOrigin.init(rawValue:)), proto: try text("provider"))
+        let proto = try scopes.map { scopes throws(APIError) in try scopes.provider(narrowing: text("provider")) } ?? text("provider")
+        let filter = FeedbackFilter(origin: try text("origin").map(DeliveryOrigin.init(rawValue:)), proto: proto)
         let entries = try await store.feedback(matching: filter, after: after, since: since, limit: max(1, limit))
 
         var writer = JSONWriter()

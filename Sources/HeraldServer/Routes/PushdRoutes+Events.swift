@@ -11,7 +11,8 @@ extension PushdRoutes {
     func listEvents(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         var writer = JSONWriter()
         writer.beginArray()
-        for name in try await store.eventNames() { writer.string(name.rawValue) }
+        // An app's token lists the events its patterns name: another app's names are none of its business.
+        for name in try await store.eventNames() where context.scopes?.allows(event: name.rawValue) ?? true { writer.string(name.rawValue) }
         writer.endArray()
         return .json(writer.text)
     }
@@ -19,7 +20,9 @@ extension PushdRoutes {
     /// `GET /event/:event` — statistics (§4.14, §14).
     func getEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
-        guard let statistics = try await store.statistics(of: event) else { throw APIError.nullNotFound }
+        guard context.scopes?.allows(event: event.rawValue) ?? true, let statistics = try await store.statistics(of: event) else {
+            throw APIError.nullNotFound
+        }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("created")
@@ -46,7 +49,13 @@ extension PushdRoutes {
         let event = try eventName(context)
         let body = try await body(request)
         let key = request.headers[Self.idempotencyKeyHeader]
-        let receipt = try await answering { () async throws(IntakeError) in try await intake.publish(body, to: event, idempotencyKey: key) }
+        if case .unicast(let id) = event.audience {
+            try await requireInScope(id, context, absent: APIError(refusal: .unknownSubscriber(id)))
+        }
+        let scopes = context.scopes
+        let receipt = try await answering { () async throws(IntakeError) in
+            try await intake.publish(body, to: event, idempotencyKey: key, scopes: scopes)
+        }
         var response: Response
         if Self.acceptsJSON(request) {
             var writer = JSONWriter()
@@ -77,6 +86,7 @@ extension PushdRoutes {
     /// `DELETE /event/:event` (§4.16).
     func deleteEvent(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
+        try requireEvent(event, context)
         guard try await answering({ () async throws(IntakeError) in try await intake.deleteEvent(event) }) else { throw APIError.notFound }
         return .noContent
     }

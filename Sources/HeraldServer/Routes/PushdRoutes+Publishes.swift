@@ -8,12 +8,18 @@ extension PushdRoutes {
     func getPublish(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let id = try publishID(context)
         let status = try await answering { () async throws(IntakeError) in try await intake.receipt(of: id) }
+        // Another app's publish is answered as unknown.
+        guard context.scopes?.allows(event: status.event) ?? true else { throw APIError(refusal: .unknownPublish(id)) }
         return .json(Self.receiptJSON(status))
     }
 
     /// `DELETE /publishes/:id` — cancels a publish while it is still scheduled.
     func cancelPublish(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let id = try publishID(context)
+        if let scopes = context.scopes, scopes.events != nil {
+            let status = try await answering { () async throws(IntakeError) in try await intake.receipt(of: id) }
+            guard scopes.allows(event: status.event) else { throw APIError(refusal: .unknownPublish(id)) }
+        }
         try await answering { () async throws(IntakeError) in try await intake.cancelPublish(id) }
         return .noContent
     }

@@ -10,6 +10,8 @@ extension PushdRoutes {
     func registerSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let body = try await body(request)
         let proto = body["proto"]?.scalarText ?? ""
+        // An app's token registers with its own providers only, as if no other were configured.
+        if let scopes = context.scopes, !scopes.allows(provider: proto) { throw APIError.invalidValue("proto") }
         let token = try await answering { () throws(IntakeError) in try intake.validateToken(proto: proto, TokenInput(token: body["token"], body: body)) }
         let fields: SubscriberFields
         do {
@@ -25,7 +27,9 @@ extension PushdRoutes {
 
     /// `GET /subscriber/:id` (§4.3).
     func getSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        guard let subscriber = try await store.subscriber(subscriberID(context)) else { throw APIError.nullNotFound }
+        guard let subscriber = try await store.subscriber(subscriberID(context)), context.scopes?.allows(provider: subscriber.proto) ?? true else {
+            throw APIError.nullNotFound
+        }
         return .json(subscriber.jsonText(includeID: false))
     }
 
@@ -41,6 +45,7 @@ extension PushdRoutes {
             throw APIError.badRequest(error.reason)
         }
         let id = try subscriberID(context)
+        try await requireInScope(id, context)
         guard try await answering({ () async throws(IntakeError) in try await intake.updateSubscriber(id, fields: fields) }) else {
             throw APIError.notFound
         }
@@ -50,12 +55,14 @@ extension PushdRoutes {
     /// `DELETE /subscriber/:id` (§4.5).
     func deleteSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let id = try subscriberID(context)
+        try await requireInScope(id, context)
         guard try await answering({ () async throws(IntakeError) in try await intake.deleteSubscriber(id) }) else { throw APIError.notFound }
         return .noContent
     }
 
     /// `POST /subscriber/:id/test` (§4.6).
     func testSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        try await requireInScope(subscriberID(context), context)
         do {
             try await intake.publishTest(to: subscriberID(context))
         } catch where error.code == .unknownSubscriber {

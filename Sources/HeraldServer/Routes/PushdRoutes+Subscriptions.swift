@@ -8,6 +8,7 @@ import Hummingbird
 extension PushdRoutes {
     /// `GET /subscriber/:id/subscriptions` (§4.7).
     func getSubscriptions(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
+        try await requireInScope(subscriberID(context), context)
         guard let subscriptions = try await store.subscriptions(of: subscriberID(context)) else { throw APIError.notFound }
         var writer = JSONWriter()
         writer.beginObject()
@@ -42,7 +43,9 @@ extension PushdRoutes {
                 subscriptions.append((name, silent))
             }
         }
+        for subscription in subscriptions { try requireEvent(subscription.event, context) }
         let id = try subscriberID(context)
+        try await requireInScope(id, context)
         let replaced = try await answering { () async throws(IntakeError) in try await intake.replaceSubscriptions(of: id, with: subscriptions) }
         guard replaced else { throw APIError.notFound }
         return .noContent
@@ -51,6 +54,7 @@ extension PushdRoutes {
     /// `GET /subscriber/:id/subscriptions/:event` (§4.9).
     func getSubscription(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
+        try await requireInScope(subscriberID(context), context)
         guard let silent = try await store.subscription(of: subscriberID(context), to: event) else { throw APIError.notFound }
         var writer = JSONWriter()
         Self.writeOptions(silent, to: &writer)
@@ -62,7 +66,9 @@ extension PushdRoutes {
         let event = try eventName(context)
         let body = try await body(request)
         guard let silent = IgnoreMessage.parse(body["ignore_message"]) else { throw APIError.invalidValue("ignore_message") }
+        try requireEvent(event, context)
         let id = try subscriberID(context)
+        try await requireInScope(id, context)
         switch try await answering({ () async throws(IntakeError) in try await intake.subscribe(id, to: event, ignoreMessage: silent) }) {
         case .created: return .bare(.created)
         case .updated: return .noContent
@@ -74,6 +80,7 @@ extension PushdRoutes {
     func unsubscribe(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
         let id = try subscriberID(context)
+        try await requireInScope(id, context)
         guard try await answering({ () async throws(IntakeError) in try await intake.unsubscribe(id, from: event) }) else { throw APIError.notFound }
         return .noContent
     }

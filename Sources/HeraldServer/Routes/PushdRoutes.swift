@@ -80,7 +80,8 @@ public struct PushdRoutes: Sendable {
     ) {
         let authorizer = self.authorizer
         router.on(RouterPath(path), method: method) { request, context -> Response in
-            if let realm { try authorizer.authorize(request, context: context, realm: realm, rateLimited: rateLimited) }
+            var context = context
+            if let realm { context.scopes = try authorizer.authorize(request, context: context, realm: realm, rateLimited: rateLimited) }
             return try await handler(request, context)
         }
     }
@@ -97,6 +98,18 @@ public struct PushdRoutes: Sendable {
     /// The `:id` parameter, percent-decoded; never validated (an unknown id is simply not found).
     func subscriberID(_ context: HeraldRequestContext) -> SubscriberID {
         SubscriberID(rawValue: Self.percentDecoded(context.parameters.get("id") ?? ""))
+    }
+
+    /// Refuses, as if it did not exist, a subscriber of a provider the caller's API token does
+    /// not cover: an app's token sees and changes its own subscribers only.
+    func requireInScope(_ id: SubscriberID, _ context: HeraldRequestContext, absent: APIError = .notFound) async throws {
+        guard let providers = context.scopes?.providers else { return }
+        guard let subscriber = try await store.subscriber(id), providers.contains(subscriber.proto) else { throw absent }
+    }
+
+    /// Refuses an event the caller's API token names in none of its patterns.
+    func requireEvent(_ event: EventName, _ context: HeraldRequestContext) throws(APIError) {
+        if let scopes = context.scopes, !scopes.allows(event: event.rawValue) { throw APIError(refusal: .outOfScope("the event \(event.rawValue)")) }
     }
 
     /// The request body decoded by its content type (§1.2).

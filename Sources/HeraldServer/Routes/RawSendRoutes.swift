@@ -32,12 +32,12 @@ public struct RawSendRoutes: Sendable {
     public func register(on router: Router<HeraldRequestContext>) {
         let authorizer = self.authorizer
         router.post("/send") { request, context -> Response in
-            try authorizer.authorize(request, context: context, realm: .publish)
-            return try await send(request)
+            let scopes = try authorizer.authorize(request, context: context, realm: .publish)
+            return try await send(request, scopes: scopes)
         }
     }
 
-    func send(_ request: Request) async throws -> Response {
+    func send(_ request: Request, scopes: TokenScopes? = nil) async throws -> Response {
         let buffer = try await request.collectBody()
         let body: BodyValue
         do {
@@ -46,6 +46,8 @@ public struct RawSendRoutes: Sendable {
             throw APIError.badRequest("Invalid JSON: \(error)")
         }
         let raw = try Self.rawSend(from: body)
+        // An app's token sends through its own providers only, as if no other were configured.
+        if let scopes, !scopes.allows(provider: raw.proto) { throw APIError.invalidValue("proto") }
         let queued = try await answering { () async throws(IntakeError) in try await intake.send(raw) }
         var writer = JSONWriter()
         writer.beginObject()
