@@ -95,7 +95,7 @@ struct TokensCreate: AsyncParsableCommand {
                 throw ValidationError(error.message)
             }
             guard try await store.createToken(created.token, digest: created.digest) else {
-                throw ValidationError("a token named \(name) exists")
+                throw ValidationError(IntakeError.nameTaken(name).message)
             }
             print(created.secret)
         }

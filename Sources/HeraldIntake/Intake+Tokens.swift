@@ -21,13 +21,13 @@ extension Intake {
     ///
     /// - Parameter expiresIn: how long it works; `nil`: until revoked.
     /// - Throws: ``IntakeError/Code/invalidRequest`` for an invalid name, no realm, an empty event
-    ///   pattern or a name already taken; ``IntakeError/Code/unknownProvider`` for a provider that
-    ///   is not configured; ``IntakeError/Code/unavailable``.
+    ///   pattern or a provider that is not configured; ``IntakeError/Code/nameTaken``;
+    ///   ``IntakeError/Code/unavailable``.
     public func createToken(name: String, scopes: TokenScopes, expiresIn: Duration? = nil) async throws(IntakeError) -> CreatedToken {
         let created = try Self.mintToken(
             name: name, scopes: scopes, expiresIn: expiresIn, now: clock.nowSeconds(), providers: Set(providers.byName.keys))
         let stored = try await committing("cannot store a token") { try await store.createToken(created.token, digest: created.digest) }
-        guard stored else { throw .invalidRequest("A token named \(name) exists") }
+        guard stored else { throw .nameTaken(name) }
         logger.notice("API token created", metadata: ["token": "\(name)", "realms": "\(scopes.realms.map(\.rawValue).sorted())"])
         return created
     }
@@ -43,7 +43,7 @@ extension Intake {
         }
         guard !scopes.realms.isEmpty else { throw .invalidRequest("A token needs at least one realm") }
         if scopes.providers?.isEmpty == true { throw .invalidRequest("A token's providers may not be empty") }
-        if let unknown = scopes.providers?.sorted().first(where: { !providers.contains($0) }) { throw .unknownProvider(unknown) }
+        if let unknown = scopes.providers?.sorted().first(where: { !providers.contains($0) }) { throw .invalidRequest("Unknown provider \(unknown)") }
         if let events = scopes.events, events.isEmpty || events.contains(where: \.isEmpty) {
             throw .invalidRequest("A token's event patterns may not be empty")
         }

@@ -13,7 +13,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
             case invalidRequest = "invalid_request", unknownSubscriber = "unknown_subscriber", unknownProvider = "unknown_provider"
             case invalidToken = "invalid_token", destinationNotAllowed = "destination_not_allowed", overloaded, unavailable
             case idempotencyKeyReused = "idempotency_key_reused", unknownPublish = "unknown_publish", notScheduled = "not_scheduled"
-            case outOfScope = "out_of_scope"
+            case outOfScope = "out_of_scope", nameTaken = "name_taken"
         }
 
         private let base: Base
@@ -44,6 +44,8 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let notScheduled = Code(.notScheduled)
         /// The caller's API token does not cover it (an event its patterns do not name); nothing changed.
         public static let outOfScope = Code(.outOfScope)
+        /// Something of that name exists already (an API token); nothing changed.
+        public static let nameTaken = Code(.nameTaken)
 
         public var description: String { base.rawValue }
     }
@@ -60,6 +62,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownPublish(String)
         case notScheduled(state: String)
         case outOfScope(String)
+        case nameTaken(String)
     }
 
     private let kind: Kind
@@ -90,6 +93,8 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func notScheduled(state: String) -> IntakeError { IntakeError(.notScheduled(state: state)) }
     /// The caller's token does not cover what it asked for, described by `what`.
     public static func outOfScope(_ what: String) -> IntakeError { IntakeError(.outOfScope(what)) }
+    /// A token named `name` exists.
+    public static func nameTaken(_ name: String) -> IntakeError { IntakeError(.nameTaken(name)) }
 
     /// What kind of refusal it is.
     public var code: Code {
@@ -105,6 +110,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownPublish: .unknownPublish
         case .notScheduled: .notScheduled
         case .outOfScope: .outOfScope
+        case .nameTaken: .nameTaken
         }
     }
 
@@ -122,6 +128,7 @@ public struct IntakeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownPublish(let id): "Unknown publish \(id)"
         case .notScheduled(let state): "The publish is not scheduled any more (\(state))"
         case .outOfScope(let what): "The token does not cover \(what)"
+        case .nameTaken(let name): "A token named \(name) exists"
         }
     }
 

@@ -35,6 +35,17 @@ import Testing
         }
     }
 
+    /// The tokens section: its table and form on the page, the script reading and writing `/tokens`.
+    @Test func thePageHasTheTokensSection() async throws {
+        try await withHerald(yaml: Self.yaml) { herald in
+            let page = try await herald.request(.GET, "/dashboard", headers: Self.ops)
+            #expect(page.body.contains(#"id="tokens""#))
+            #expect(page.body.contains(#"id="token-form""#))
+            let script = try await herald.request(.GET, "/dashboard/app.js", headers: Self.ops)
+            #expect(script.body.contains("'/tokens'"))
+        }
+    }
+
     @Test func theStreamSendsSnapshotsOfWhatMetricsServes() async throws {
         try await withHerald(yaml: Self.yaml) { herald in
             let stream = try await EventStreamClient.connect(herald.baseURL + "/dashboard/stream", headers: Self.ops)

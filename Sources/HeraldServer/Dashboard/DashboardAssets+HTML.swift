@@ -66,6 +66,28 @@ extension DashboardAssets {
     <form id="search"><input name="q" placeholder="subscriber id or token" size="60" autocomplete="off"> <button type="submit">Search</button></form>
     <div id="search-results"></div>
   </section>
+  <section>
+    <h2>Tokens <span id="token-status" class="muted"></span></h2>
+    <table id="tokens">
+      <thead><tr><th>name</th><th>realms</th><th>providers</th><th>events</th><th>created</th><th>expires</th><th>last used</th><th></th></tr></thead>
+      <tbody></tbody>
+    </table>
+    <p id="tokens-empty" class="muted" hidden>No tokens.</p>
+    <form id="token-form" class="token-form">
+      <label>name <input name="name" required size="16" autocomplete="off"></label>
+      <span>realms
+        <label><input type="checkbox" name="realm" value="register"> register</label>
+        <label><input type="checkbox" name="realm" value="publish"> publish</label>
+        <label><input type="checkbox" name="realm" value="listen"> listen</label>
+        <label><input type="checkbox" name="realm" value="admin"> admin</label>
+      </span>
+      <label>providers <input name="providers" placeholder="comma-separated, empty: all" size="24" autocomplete="off"></label>
+      <label>events <input name="events" placeholder="globs like chat.*, empty: all" size="24" autocomplete="off"></label>
+      <label>expires in <input name="expires" placeholder="90d, empty: never" size="12" autocomplete="off"></label>
+      <button type="submit">Create</button>
+    </form>
+    <p id="token-created" class="secret" hidden>The new token, shown this once (copy it now): <code id="token-secret"></code></p>
+  </section>
 </main>
 </body>
 </html>

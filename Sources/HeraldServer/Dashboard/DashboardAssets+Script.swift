@@ -2,7 +2,8 @@ extension DashboardAssets {
     /// `GET /dashboard/app.js`: the page's behaviour (plain JavaScript, no library).
     static let script = #"""
 // Herald's dashboard: live counters from /dashboard/stream, the delivery rate chart, the latest
-// feedback, the dead letters with replay, and the subscriber search. No library, no build step.
+// feedback, the dead letters with replay, the subscriber search and the API tokens. No library,
+// no build step.
 'use strict';
 (() => {
   const chartSeconds = 600;
@@ -35,6 +36,17 @@ extension DashboardAssets {
     if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
     return response.json();
   }
+
+  // Like getJSON, but answers {ok, status, body} rather than throwing on an error status, so the
+  // server's `error` text can be shown; body is null when the answer has none (204) or is not JSON.
+  async function sendJSON(url, options) {
+    const response = await fetch(location.origin + url, Object.assign({ credentials: 'same-origin', cache: 'no-store' }, options));
+    const text = await response.text();
+    let body = null;
+    try { body = text ? JSON.parse(text) : null; } catch (error) { body = null; }
+    return { ok: response.ok, status: response.status, body };
+  }
+  const failure = (result) => (result.body && typeof result.body.error === 'string' ? result.body.error : `HTTP ${result.status}`);
 
   // --- the live counters -------------------------------------------------------------------
 
@@ -281,6 +293,92 @@ extension DashboardAssets {
     }
   }
 
+  // --- API tokens --------------------------------------------------------------------------
+
+  // Creation and expiry can be months apart: the date as well as the time.
+  const when = (seconds) => (seconds === null || seconds === undefined ? '–' : new Date(seconds * 1000).toLocaleString());
+  const scope = (names) => (names === null || names === undefined ? 'all' : names.join(', '));
+  const commaList = (text) => {
+    const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    return items.length ? items : null;
+  };
+
+  // The secret is shown once, until the next create or revoke; it is never logged.
+  function showSecret(secret) {
+    byId('token-secret').textContent = secret || '';
+    byId('token-created').hidden = !secret;
+  }
+
+  function tokensFailed(error) {
+    byId('token-status').textContent = `tokens: ${error.message}`;
+  }
+
+  async function loadTokens() {
+    const result = await sendJSON('/tokens');
+    // A caller an app restricts cannot manage tokens (and is refused the page itself).
+    if (result.status === 403) {
+      byId('tokens').closest('section').hidden = true;
+      return;
+    }
+    if (!result.ok) throw new Error(failure(result));
+    const rows = result.body.map((token) => {
+      const row = make('tr', { 'data-token': token.name });
+      for (const text of [token.name, token.realms.join(', '), scope(token.providers), scope(token.events),
+        when(token.created), when(token.expires), when(token.last_used)]) {
+        row.append(make('td', {}, text));
+      }
+      const button = make('button', { type: 'button', 'data-revoke': token.name }, 'Revoke');
+      button.addEventListener('click', () => revoke(token.name));
+      const action = make('td');
+      action.append(button);
+      row.append(action);
+      return row;
+    });
+    byId('tokens').tBodies[0].replaceChildren(...rows);
+    byId('tokens-empty').hidden = rows.length > 0;
+  }
+
+  async function createToken(event) {
+    event.preventDefault();
+    const form = event.target;
+    const fields = new FormData(form);
+    const status = byId('token-status');
+    showSecret(null);
+    const expires = fields.get('expires').trim();
+    const request = {
+      name: fields.get('name').trim(), realms: fields.getAll('realm'),
+      providers: commaList(fields.get('providers')), events: commaList(fields.get('events')), expires_in: expires || null,
+    };
+    status.textContent = 'creating…';
+    try {
+      const result = await sendJSON('/tokens', {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(request),
+      });
+      if (result.ok) {
+        showSecret(result.body.token);
+        status.textContent = `created ${result.body.name}`;
+        form.reset();
+      } else {
+        status.textContent = `create failed: ${failure(result)}`;
+      }
+    } catch (error) {
+      status.textContent = `create failed: ${error.message}`;
+    }
+    await loadTokens().catch(tokensFailed);
+  }
+
+  async function revoke(name) {
+    const status = byId('token-status');
+    showSecret(null);
+    try {
+      const result = await sendJSON(`/tokens/${encodeURIComponent(name)}`, { method: 'DELETE' });
+      status.textContent = result.ok ? `revoked ${name}` : `revoke failed: ${failure(result)}`;
+    } catch (error) {
+      status.textContent = `revoke failed: ${error.message}`;
+    }
+    await loadTokens().catch(tokensFailed);
+  }
+
   function showError(error) {
     byId('error').textContent = error.message;
   }
@@ -297,6 +395,8 @@ extension DashboardAssets {
     setInterval(refreshLists, 3000);
     byId('search').addEventListener('submit', search);
     byId('replay-all').addEventListener('click', () => replay({ all: true }));
+    byId('token-form').addEventListener('submit', createToken);
+    loadTokens().catch(tokensFailed);
     window.addEventListener('resize', drawChart);
   });
 })();

@@ -33,6 +33,10 @@ input { font: inherit; padding: 0.25em 0.5em; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 1em; margin: 0; font-size: 0.85em; }
 dt { color: #6b7086; }
 dd { margin: 0; word-break: break-all; }
+.token-form { display: flex; flex-wrap: wrap; gap: 0.4em 1em; align-items: center; margin-top: 0.8em; font-size: 0.85em; color: #6b7086; }
+.token-form label { white-space: nowrap; }
+.secret { font-size: 0.85em; }
+.secret code { user-select: all; word-break: break-all; background: #f4f5f9; padding: 0.1em 0.4em; border-radius: 3px; color: #1d1f27; }
 @media (min-width: 2000px) { .split { grid-template-columns: 1fr 1fr; } }
 """#
 }

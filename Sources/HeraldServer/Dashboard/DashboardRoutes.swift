@@ -9,7 +9,7 @@ import NIOCore
 /// Server-Sent Events stream of metric snapshots, and the subscriber search behind its search box.
 ///
 /// Everything else the page shows it reads from the routes every operator already has
-/// (`/feedback`, `/dead-letters`, `/dead-letters/replay`), with the credentials the browser was
+/// (`/feedback`, `/dead-letters`, `/dead-letters/replay`, `/tokens`), with the credentials the browser was
 /// given for the page.
 public struct DashboardRoutes: Sendable {
     let store: any SubscriberStore & SubscriptionStore

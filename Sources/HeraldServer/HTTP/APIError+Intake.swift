@@ -15,6 +15,7 @@ extension APIError {
         case .unknownPublish: self = .json(.notFound, error.message)
         case .notScheduled: self = .json(.conflict, error.message)
         case .outOfScope: self = .json(.forbidden, error.message)
+        case .nameTaken: self = .json(.conflict, error.message)
         default: self = .unavailable
         }
     }
