@@ -442,7 +442,7 @@ let package = Package(
             name: "HeraldBench",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldStoreSQLite", "HeraldStorePostgres", "HeraldSimulators", "HeraldAPNs", "HeraldHTTP2",
-                "HeraldTestSupport", "HeraldImport", "HeraldRedis",
+                "HeraldTestSupport", "HeraldImport", "HeraldRedis", "HeraldIntake", "HeraldServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
