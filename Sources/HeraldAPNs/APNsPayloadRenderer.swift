@@ -22,6 +22,7 @@ public struct APNsPayloadRenderer: Sendable {
 
     /// Renders one variant (language, silence, badge); `now` is Unix seconds, for `ttl`.
     public func render(_ event: PublishedEvent, for variant: MessageVariant, now: Int64) -> RenderResult<APNsMessage> {
+        if let activity = event.liveActivity { return render(activity, of: event, for: variant, now: now) }
         let message = variant.silent ? nil : event.message.resolve(lang: variant.lang)
         let title = (variant.silent || !alertTitle) ? nil : event.title.resolve(lang: variant.lang)
         let sound = variant.silent ? nil : event.sound
@@ -92,5 +93,53 @@ public struct APNsPayloadRenderer: Sendable {
             return overflow ? (ttl < 0 ? .min : .max) : sum
         }
         return .send(APNsMessage(body: body, pushType: pushType, priority: priority, expiration: expiration, collapseID: event.collapseKey))
+    }
+
+    /// A Live Activity update: Apple's `aps` keys of the update, an `alert` dictionary when the
+    /// event has a message (and the subscription is not silent), the data keys beside `aps`;
+    /// `apns-push-type: liveactivity`, priority 10 unless the publish asks for `normal`.
+    func render(_ activity: LiveActivity, of event: PublishedEvent, for variant: MessageVariant, now: Int64) -> RenderResult<APNsMessage> {
+        let message = variant.silent ? nil : event.message.resolve(lang: variant.lang)
+        let title = variant.silent ? nil : event.title.resolve(lang: variant.lang)
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.key("aps")
+        writer.beginObject()
+        activity.writeAPSKeys(to: &writer, publishedAt: now)
+        if message != nil || title != nil {
+            // Apple shows a Live Activity's alert only as a dictionary.
+            writer.key("alert")
+            writer.beginObject()
+            if let title {
+                writer.key("title")
+                writer.string(title)
+            }
+            if let message {
+                writer.key("body")
+                writer.string(message)
+            }
+            writer.endObject()
+        }
+        if !variant.silent, let sound = event.sound {
+            writer.key("sound")
+            writer.string(sound)
+        }
+        writer.endObject()
+        for (key, value) in event.data where key != "aps" && (payloadFilter?.contains(key) ?? true) {
+            writer.key(key)
+            writer.string(value)
+        }
+        writer.endObject()
+        let body = ByteBuffer(bytes: writer.bytes)
+        guard body.readableBytes <= APNsPushType.liveactivity.maxPayloadBytes else {
+            return .fail(DeliveryOutcome(.messageFailure, reason: "PayloadTooLarge"))
+        }
+        let expiration = event.expiration ?? event.ttl.map { ttl in
+            let (sum, overflow) = now.addingReportingOverflow(Int64(ttl))
+            return overflow ? (ttl < 0 ? .min : .max) : sum
+        }
+        return .send(APNsMessage(
+            body: body, pushType: .liveactivity, priority: event.priority == .normal ? 5 : 10, expiration: expiration,
+            collapseID: event.collapseKey))
     }
 }

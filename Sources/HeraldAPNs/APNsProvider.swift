@@ -83,19 +83,31 @@ public struct APNsProvider: PushProvider {
     /// An APNs payload as the sender made it (compat.md §1.2): the JSON body, and `apns-push-type`,
     /// `apns-priority`, `apns-expiration`, `apns-collapse-id`, `apns-topic` and `apns-id` from its
     /// headers, and the environment from ``PreparedPayload/apnsEnvironmentHeader``. Without a push type or priority header,
-    /// both are derived from the `aps` object:
-    /// `alert`, `sound` or `badge` → `alert`, 10; otherwise `content-available` → `background`, 5;
-    /// otherwise `alert`, 5. A `background` notification is always sent with priority 5.
+    /// both are derived from the `aps` object: a Live Activity update (`event` with `content-state`)
+    /// → `liveactivity`, 10, stamped with `timestamp` (the time the send was accepted) when it has
+    /// none; `alert`, `sound` or `badge` → `alert`, 10; otherwise `content-available` → `background`, 5;
+    /// otherwise `alert`, 5. A `background` notification is always sent with priority 5. Live
+    /// Activity pushes need token authentication: with a certificate they fail before sending.
     public func render(_ payload: PreparedPayload) -> RenderResult<APNsMessage> {
         guard case .object(let members)? = try? JSONBodyParser.parse(payload.body) else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
         }
-        let aps = members.first { $0.key == "aps" }?.value.objectMembers ?? []
+        var aps = members.first { $0.key == "aps" }?.value.objectMembers ?? []
         let alerting = aps.contains { ["alert", "sound", "badge"].contains($0.key) }
+        let liveActivity = Self.isLiveActivityUpdate(aps)
         let derived: (APNsPushType, Int) =
-            alerting ? (.alert, 10) : aps.contains { $0.key == "content-available" } ? (.background, 5) : (.alert, 5)
+            liveActivity ? (.liveactivity, 10)
+            : alerting ? (.alert, 10) : aps.contains { $0.key == "content-available" } ? (.background, 5) : (.alert, 5)
         let pushType = payload.headers["apns-push-type"].flatMap(APNsPushType.init(rawValue:)) ?? derived.0
-        let body = ByteBuffer(string: payload.body)
+        if pushType == .liveactivity, token == nil { return .fail(Self.liveActivityNeedsTokens) }
+        var body = ByteBuffer(string: payload.body)
+        if pushType == .liveactivity, !aps.contains(where: { $0.key == "timestamp" }) {
+            // Apple orders updates by `timestamp`: the time the intake accepted the send, the same on every attempt.
+            aps.append((key: "timestamp", value: .number(String(payload.acceptedAt ?? clock.nowSeconds()))))
+            var rewritten = members
+            if let index = rewritten.firstIndex(where: { $0.key == "aps" }) { rewritten[index].value = .object(aps) }
+            body = ByteBuffer(string: BodyValue.object(rewritten).jsonText)
+        }
         guard body.readableBytes <= pushType.maxPayloadBytes else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "PayloadTooLarge"))
         }
@@ -114,6 +126,7 @@ public struct APNsProvider: PushProvider {
     }
 
     public func render(_ event: PublishedEvent, for variant: MessageVariant) -> RenderResult<APNsMessage> {
+        if event.liveActivity != nil, token == nil { return .fail(Self.liveActivityNeedsTokens) }
         var result = renderer.render(event, for: variant, now: clock.nowSeconds())
         if case .send(var message) = result {
             // Rendered once per variant and sent to many devices: the fields they share are built here,
@@ -124,6 +137,19 @@ public struct APNsProvider: PushProvider {
             result = .send(message)
         }
         return result
+    }
+
+    /// Apple accepts Live Activity pushes with token authentication only: a provider with a
+    /// certificate refuses them before sending, naming why.
+    static let liveActivityNeedsTokens = DeliveryOutcome(.messageFailure, reason: "LiveActivityNeedsTokenAuthentication")
+
+    /// Whether an `aps` dictionary is a Live Activity update: an `event` of start, update or end,
+    /// with a `content-state` (which only `end` may leave out).
+    static func isLiveActivityUpdate(_ aps: [(key: String, value: BodyValue)]) -> Bool {
+        guard case .string(let event)? = aps.first(where: { $0.key == "event" })?.value,
+            let kind = LiveActivity.Event(rawValue: event)
+        else { return false }
+        return kind == .end || aps.contains { $0.key == "content-state" }
     }
 
     /// The fields every request of `message` carries; only the path and `apns-id` vary (and

@@ -100,6 +100,9 @@ public struct Intake: Sendable {
         let publishID = DeliveryContent.newPublishID()
         notification.publishID = publishID
         notification.onlyProviders = scopes?.providers
+        // Apple orders a Live Activity's updates by `timestamp`: the publish's time, fixed now so
+        // that a retry or a scheduled release does not make an old state look new.
+        if notification.liveActivity != nil, notification.liveActivity?.timestamp == nil { notification.liveActivity?.timestamp = now }
         try await gate.admit()
         let audience: PublishAudience = switch event.audience {
         case .subscribers: .subscribers(event)
@@ -294,6 +297,7 @@ public struct Intake: Sendable {
         let now = clock.nowSeconds()
         var payload = send.payload
         payload.publishID = DeliveryContent.newPublishID()
+        payload.acceptedAt = now
         // A raw send counts in no statistics row and has no receipt.
         let publication = Publication(content: .prepared(payload), origin: send.origin, statisticsEvent: nil, publishedAt: now)
         let deliveries = tokens.map { token in

@@ -85,3 +85,37 @@ import Testing
         }
     }
 }
+
+/// Live Activity updates (issue 41): Apple's `aps` keys, `liveactivity`, priority 10 unless `normal`.
+@Suite struct APNsLiveActivityRenderingTests {
+    func render(_ json: String, silent: Bool = false) throws -> APNsMessage {
+        let event = try PayloadCompiler.compile(try JSONBodyParser.parse(Array(json.utf8)), event: "score")
+        guard case .send(let message) = APNsPayloadRenderer().render(event, for: MessageVariant(silent: silent), now: 1_000) else {
+            Issue.record("not sent")
+            throw CancellationError()
+        }
+        return message
+    }
+
+    @Test func anUpdateWithAnAlertAndData() throws {
+        let message = try render(#"""
+            {"title":"Goal","msg":"2-1","data.match":"42","liveActivity":{"event":"update","contentState":{"home":2,"away":1},
+             "timestamp":1700000000,"staleDate":1700003600,"dismissalDate":1700007200,"relevanceScore":75}}
+            """#)
+        #expect(String(buffer: message.body) == #"""
+            {"aps":{"timestamp":1700000000,"event":"update","content-state":{"home":2,"away":1},"stale-date":1700003600,"dismissal-date":1700007200,"relevance-score":75.0,"alert":{"title":"Goal","body":"2-1"}},"match":"42"}
+            """#)
+        #expect(message.pushType == .liveactivity)
+        #expect(message.priority == 10)
+    }
+
+    @Test func aStartAtNormalPriorityAndASilentEnd() throws {
+        let start = try render(#"""
+            {"priority":"normal","liveActivity":{"event":"start","contentState":{"home":0},"attributesType":"Match","attributes":{"id":"A"},"inputPushToken":1}}
+            """#)
+        #expect(String(buffer: start.body) == #"{"aps":{"timestamp":1000,"event":"start","content-state":{"home":0},"attributes-type":"Match","attributes":{"id":"A"},"input-push-token":1}}"#)
+        #expect(start.priority == 5)
+        let end = try render(#"{"msg":"Full time","liveActivity":{"event":"end","timestamp":5}}"#, silent: true)
+        #expect(String(buffer: end.body) == #"{"aps":{"timestamp":5,"event":"end"}}"#, "a silent subscription gets no alert")
+    }
+}

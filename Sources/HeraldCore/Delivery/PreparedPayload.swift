@@ -31,6 +31,9 @@ public struct PreparedPayload: Sendable, Hashable, Codable {
     /// The send (or publish) it belongs to, random and unique, set once when it is accepted: with the recipient it names one
     /// delivery, the same on every attempt (a webhook's `webhook-id`). `nil` in what was stored before it existed.
     public var publishID: String?
+    /// When the intake accepted it (Unix seconds): a Live Activity update without `aps.timestamp`
+    /// is stamped with it, the same on every attempt. `nil` in what was stored before it existed.
+    public var acceptedAt: Int64?
 
     /// Creates a prepared payload; header names are lower-cased.
     public init(body: String, headers: [String: String] = [:], expiration: Int64? = nil, label: String = "raw", reference: String? = nil) {

@@ -30,6 +30,10 @@ public enum PayloadCompiler {
 
         for (key, value) in body.objectMembers ?? [] {
             guard !key.isEmpty else { throw .emptyField }
+            if key == "liveActivity" {
+                notification.liveActivity = try LiveActivity(payload: value)
+                continue
+            }
             guard case .string(let text) = value else { throw .invalidValue(key) }
 
             if let dot = key.utf8.firstIndex(of: UInt8(ascii: ".")) {
@@ -73,7 +77,10 @@ public enum PayloadCompiler {
             }
         }
 
-        guard !titles.isEmpty || !messages.isEmpty || !notification.data.isEmpty else { throw .emptyPayload }
+        // A Live Activity update is a payload of its own: its content state is what the app shows.
+        guard !titles.isEmpty || !messages.isEmpty || !notification.data.isEmpty || notification.liveActivity != nil else {
+            throw .emptyPayload
+        }
 
         notification.title = try render(titles, event: event, data: notification.data, vars: notification.vars)
         notification.message = try render(messages, event: event, data: notification.data, vars: notification.vars)

@@ -51,6 +51,8 @@ public struct PublishedEvent: Sendable, Equatable, Hashable, Codable {
     /// published it, so that two apps with the same event names reach only their own devices.
     /// `nil`: every provider.
     public var onlyProviders: Set<String>?
+    /// A Live Activity update for APNs subscribers (`liveActivity`); other providers ignore it.
+    public var liveActivity: LiveActivity?
 
     /// Creates a compiled notification.
     public init(
