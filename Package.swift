@@ -306,6 +306,7 @@ let package = Package(
                 "HeraldWebhook",
                 "HeraldAPNs",
                 "HeraldFCM",
+                "HeraldHMS",
                 "HeraldWebPush",
                 "HeraldWNS",
                 "HeraldGCMLegacy",
@@ -373,6 +374,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `hms` provider kind: Huawei Push Kit server API v1, batched, OAuth 2 client-credentials tokens.
+        .target(
+            name: "HeraldHMS",
+            dependencies: [
+                "HeraldCore", "HeraldWebhook",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -603,6 +615,20 @@ let package = Package(
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `hms` kind against the HMS simulator over real TLS, its renderer, answer table and misconfiguration
+        // detector, and the simulator's own rules.
+        .testTarget(
+            name: "HeraldHMSTests",
+            dependencies: [
+                "HeraldTestFixtures",
+                "HeraldHMS", "HeraldCore", "HeraldSimulators", "HeraldConfiguration",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

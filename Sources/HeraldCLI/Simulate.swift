@@ -18,8 +18,11 @@ struct Simulate: AsyncParsableCommand {
             """
     )
 
-    /// The simulators this build has.
-    static let availableKinds = ["apns", "fcm", "webpush", "wns", "mpns", "gcm-legacy"]
+    /// The simulators started when no kind is named.
+    static let defaultKinds = ["apns", "fcm", "webpush", "wns", "mpns", "gcm-legacy"]
+
+    /// The simulators this build has: the default ones, and those started only when named (`hms`).
+    static let availableKinds = defaultKinds + ["hms"]
 
     @Option(name: .long, help: "Write a Herald configuration with a provider of every simulated kind to this file.")
     var configOut: String?
@@ -45,6 +48,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(name: .long, help: "The legacy GCM simulator's port.")
     var gcmLegacyPort: Int = 9448
 
+    @Option(name: .long, help: "The Huawei Push Kit simulator's port (sends and the OAuth token endpoint).")
+    var hmsPort: Int = 9449
+
     @Option(name: .long, help: "The bundle id (apns-topic) the APNs simulator serves.")
     var apnsTopic: String = "com.example.app"
 
@@ -53,7 +59,7 @@ struct Simulate: AsyncParsableCommand {
         help: "Log every accepted request: its token (shortened), the headers that decide the delivery, and the payload.")
     var verbose = false
 
-    @Argument(help: "Kinds to simulate (default: all of \(Simulate.availableKinds.joined(separator: ", "))).")
+    @Argument(help: "Kinds to simulate (default: \(Simulate.defaultKinds.joined(separator: ", ")); hms only when named).")
     var kinds: [String] = []
 
     func validate() throws {
@@ -69,7 +75,7 @@ struct Simulate: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let authority = try SimulatorCertificateAuthority(directory: directory)
-        let selected = kinds.isEmpty ? Self.availableKinds : kinds
+        let selected = kinds.isEmpty ? Self.defaultKinds : kinds
 
         var providers: [String] = []
         var simulators: [any SimulatorHandle] = []
@@ -110,6 +116,7 @@ struct Simulate: AsyncParsableCommand {
         case "wns": try await startWNS(authority: authority, directory: directory, logger: logger)
         case "mpns": try await startMPNS(authority: authority, directory: directory, logger: logger)
         case "gcm-legacy": try await startGCMLegacy(authority: authority, logger: logger)
+        case "hms": try await startHMS(authority: authority, logger: logger)
         default: throw ValidationError("no simulator for '\(kind)'")
         }
     }

@@ -20,6 +20,8 @@ struct GorushNotification: Sendable {
         "interruption_level": .string, "content-state": .object, "timestamp": .integer, "event": .string,
         "stale-date": .integer, "dismissal-date": .integer, "attributes-type": .string, "attributes": .object,
         "relevance-score": .number, "android": .object, "apns": .object, "webpush": .object, "fcm_options": .object,
+        "huawei_notification": .object, "huawei_data": .string, "huawei_collapse_key": .integer, "huawei_ttl": .string, "bi_tag": .string,
+        "fast_app_target": .integer,
     ]
 
     /// The known fields that were present and not null, in body order.

@@ -16,6 +16,8 @@ public struct GorushRoutes: HTTPRoutes {
 
     let iosProvider: String?
     let androidProvider: String?
+    /// The `hms` provider of gorush's platform 3.
+    let huaweiProvider: String?
     let intake: Intake
     let authorizer: Authorizer
     let logger: Logger
@@ -25,6 +27,7 @@ public struct GorushRoutes: HTTPRoutes {
         guard let section = configuration.compat.gorush else { return nil }
         self.iosProvider = try section.string("ios_provider")
         self.androidProvider = try section.string("android_provider")
+        self.huaweiProvider = try section.string("huawei_provider")
         self.intake = intake
         self.authorizer = authorizer
         self.logger = logger
@@ -75,6 +78,18 @@ public struct GorushRoutes: HTTPRoutes {
             }
             var tokens = notification.tokens
             if platform == "android", let to = notification.nonEmpty("to") { tokens.append(to) }
+            if platform == "huawei" {
+                counts += tokens.count
+                // Push Kit's topics and conditions have no token to send to: Herald sends to tokens only.
+                if notification.nonEmpty("topic") != nil || notification.nonEmpty("condition") != nil {
+                    logger.warning("gorush Huawei topic or condition not sent: Herald's hms provider sends to tokens")
+                }
+                guard !tokens.isEmpty else { continue }
+                if let refusal = await send(GorushHMSPayload.payload(for: notification), to: tokens, through: proto, notification: notification) {
+                    logs += tokens.map { Self.log(notification, platform: platform, token: $0, error: refusal) }
+                }
+                continue
+            }
             counts += tokens.count + (notification.nonEmpty("topic") == nil ? 0 : 1)
             let payload = platform == "ios" ? GorushAPNsPayload.payload(for: notification) : GorushFCMPayload.payload(for: notification)
             if let refusal = await send(payload, to: tokens, through: proto, notification: notification) {
@@ -95,6 +110,7 @@ public struct GorushRoutes: HTTPRoutes {
         switch notification.platform {
         case 1: iosProvider.map { ($0, "ios") }
         case 2: androidProvider.map { ($0, "android") }
+        case 3: huaweiProvider.map { ($0, "huawei") }
         default: nil
         }
     }

@@ -14,7 +14,7 @@ extension HeraldConfiguration {
         public var push2mob: ConfigSection?
         /// suj-pusher (`compat.suj_pusher`: `redis`, `namespace`, `apns_endpoints`, `api_keys`, `legacy_gcm_endpoint`, `wns_token_endpoint`, `wpns_endpoint`); default `nil` (off).
         public var sujPusher: ConfigSection?
-        /// gorush (`compat.gorush`: `ios_provider`, `android_provider`); default `nil` (off).
+        /// gorush (`compat.gorush`: `ios_provider`, `android_provider`, `huawei_provider`); default `nil` (off).
         public var gorush: ConfigSection?
         /// The Matrix push gateway (`compat.matrix`: `apps`, each with `provider` and Sygnal's
         /// options); default `nil` (off).
@@ -79,6 +79,7 @@ extension HeraldConfiguration {
                 try check.shape(gorush, ConfigurationSchema.gorush)
                 try check.provider(gorush, "ios_provider")
                 try check.provider(gorush, "android_provider")
+                try check.provider(gorush, "huawei_provider")
                 self.gorush = gorush
             }
             if let matrix = try section.section("matrix") {

@@ -99,7 +99,7 @@ enum ConfigurationSchema {
     ]
 
     /// `compat.gorush` (`compat.md` §6).
-    static let gorush: [String: KeyShape] = ["ios_provider": .scalar, "android_provider": .scalar]
+    static let gorush: [String: KeyShape] = ["ios_provider": .scalar, "android_provider": .scalar, "huawei_provider": .scalar]
 
     /// `compat.matrix` (`compat.md` §8): apps by `app_id` or glob, each with its provider and
     /// Sygnal's per-app options.

@@ -10,6 +10,7 @@ import HeraldConfiguration
 import HeraldCore
 import HeraldFCM
 import HeraldGCMLegacy
+import HeraldHMS
 import HeraldIntake
 import HeraldPipeline
 import HeraldServer
@@ -30,7 +31,7 @@ import ServiceLifecycle
 public struct HeraldApplication: Sendable {
     /// The provider kinds this build of Herald ships.
     public static var standardKinds: ProviderKindRegistry {
-        ProviderKindRegistry([WebhookKind(), APNsKind(), FCMKind(), WebPushKind(), WNSKind(), MPNSKind(), GCMLegacyKind()])
+        ProviderKindRegistry([WebhookKind(), APNsKind(), FCMKind(), HMSKind(), WebPushKind(), WNSKind(), MPNSKind(), GCMLegacyKind()])
     }
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
