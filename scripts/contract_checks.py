@@ -25,7 +25,11 @@ import schemathesis
 CONFIGURED = {
     ("POST", "/subscribers"): re.compile(r"^(Invalid value for `proto'|Invalid value for `token'|Destination not allowed: .+)$"),
     ("POST", "/send"): re.compile(r"^(Invalid value for `proto'|Invalid value for `token'|Destination not allowed: .+)$"),
-    ("POST", "/event/{event}"): re.compile(r"^The delivery time is more than [0-9]+ seconds ahead$"),
+    # Which provider has APNs broadcast channels (token authentication) is configuration too.
+    ("POST", "/event/{event}"): re.compile(
+        r"^(The delivery time is more than [0-9]+ seconds ahead|No provider has broadcast channels"
+        r"|Several providers have broadcast channels: name one with apnsProvider|The provider .+ has no broadcast channels)$"
+    ),
     # The providers a token names must be configured ones, and its lifetime at most ten years, which
     # the pattern of `expires_in` with a unit cannot state.
     ("POST", "/tokens"): re.compile(r"^(Unknown provider .+|Invalid value for `expires_in')$"),

@@ -14,6 +14,17 @@ public enum APNsEnvironment: String, Sendable, Hashable {
         }
     }
 
+    /// Apple's broadcast channel management host for this environment (iOS 18).
+    public var broadcastHost: String {
+        switch self {
+        case .production: "api-manage-broadcast.push.apple.com"
+        case .sandbox: "api-manage-broadcast.sandbox.push.apple.com"
+        }
+    }
+
+    /// Its port: 2196 in production, 2195 in the sandbox.
+    public var broadcastPort: Int { self == .production ? 2196 : 2195 }
+
     /// The other environment.
     var other: APNsEnvironment { self == .production ? .sandbox : .production }
 }

@@ -15,7 +15,7 @@ public struct APNsKind: ProviderKind {
     /// The keys of interface.md and pushd-api.md §10, plus the connection limits.
     public var optionKeys: Set<String> {
         [
-            "environment", "endpoint", "topic", "team_id", "key_id", "key_file", "cert", "cert_file", "cert_key", "cert_key_file",
+"environment", "endpoint", "broadcast_endpoint", "topic", "team_id", "key_id", "key_file", "cert", "cert_file", "cert_key", "cert_key_file",
             "payload_filter", "category", "content_available", "alert_title",
             "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout",
         ]
@@ -106,8 +106,28 @@ public struct APNsKind: ProviderKind {
             other.host = apnsEnvironment.other.host
             otherPool = HTTP2ConnectionPool(configuration: other, logger: environment.logger)
         }
+        // Broadcast channels (iOS 18) live on a management host of their own, for token
+        // authentication only; no connection opens until a channel is managed.
+        var channels: APNsChannelManager?
+        if let token, let topic {
+            var management = HTTP2ClientConfiguration(host: apnsEnvironment.broadcastHost, port: apnsEnvironment.broadcastPort, tls: tls)
+            if let endpoint = try options.string("broadcast_endpoint") {
+                guard let components = URLComponents(string: endpoint), components.scheme == "https", let endpointHost = components.host else {
+                    throw ConfigurationError(key: options.keyPath("broadcast_endpoint"), "expected an https URL, got \"\(endpoint)\"")
+                }
+                management.host = endpointHost
+                management.port = components.port ?? 443
+            }
+            management.maxConnections = 1
+            management.streamDeadline = settings.requestTimeout
+            channels = APNsChannelManager(
+                pool: HTTP2ConnectionPool(configuration: management, logger: environment.logger), token: token, bundleID: topic,
+                timeout: settings.requestTimeout)
+        } else if options.contains("broadcast_endpoint") {
+            throw ConfigurationError(key: options.keyPath("broadcast_endpoint"), "needs token authentication and a topic (Apple manages channels for tokens only)")
+        }
         return APNsProvider(
             name: name, settings: settings, renderer: renderer, pool: pool, otherEnvironmentPool: otherPool, token: token,
-            logger: environment.logger, clock: environment.clock)
+            logger: environment.logger, clock: environment.clock, channels: channels)
     }
 }

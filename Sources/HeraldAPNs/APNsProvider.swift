@@ -46,14 +46,18 @@ public struct APNsProvider: PushProvider {
     private let logger: Logger
     /// The store's clock, so rendered expirations agree with the pipeline's time.
     private let clock: WallClock
+    /// The app's broadcast channels (token authentication and a topic); `nil` otherwise.
+    let channels: APNsChannelManager?
 
     /// Creates a provider sending through `pool`, authenticated by `token` (or by the pool's client certificate);
     /// notifications for the environment other than `settings.environment` go through `otherEnvironmentPool`
     /// when there is one; renders are stamped with `clock`.
     public init(
         name: String, settings: Settings, renderer: APNsPayloadRenderer, pool: HTTP2ConnectionPool,
-        otherEnvironmentPool: HTTP2ConnectionPool? = nil, token: APNsProviderToken?, logger: Logger, clock: WallClock = .system
+        otherEnvironmentPool: HTTP2ConnectionPool? = nil, token: APNsProviderToken?, logger: Logger, clock: WallClock = .system,
+        channels: APNsChannelManager? = nil
     ) {
+        self.channels = channels
         self.name = name
         self.settings = settings
         self.clock = clock
@@ -65,9 +69,29 @@ public struct APNsProvider: PushProvider {
     }
 
     public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
-        guard let text = input.token?.scalarText, Self.isDeviceToken(text) else { return nil }
+        guard let text = input.token?.scalarText else { return nil }
+        // A broadcast channel (iOS 18), for raw sends and channel publishes: `channel:<id>`.
+        if text.hasPrefix(Self.channelPrefix) {
+            return channels != nil && Self.isChannelID(text.dropFirst(Self.channelPrefix.count)) ? NormalizedToken(token: text) : nil
+        }
+        guard Self.isDeviceToken(text) else { return nil }
         return NormalizedToken(token: text.lowercased())
     }
+
+    /// What a token naming a broadcast channel starts with.
+    public static let channelPrefix = "channel:"
+
+    /// A channel id as Apple makes them: base64, at most 255 characters.
+    static func isChannelID(_ text: Substring) -> Bool {
+        (1...255).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
+                    || byte == UInt8(ascii: "=") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+    }
+
+    public var broadcastChannels: (any BroadcastChannels)? { channels }
 
     /// `^([0-9a-fA-F]{2}){32,100}$`: Apple says not to assume a length, only even-length hex.
     static func isDeviceToken(_ text: String) -> Bool {
@@ -137,6 +161,22 @@ public struct APNsProvider: PushProvider {
             result = .send(message)
         }
         return result
+    }
+
+    /// One push to every follower of a broadcast channel: `POST /4/broadcasts/apps/<bundle>` with
+    /// `apns-channel-id` and no `apns-topic` (the path names the app).
+    private func broadcastRequest(_ message: APNsMessage, channel: String, authorization: String?) -> HTTP2Request {
+        var headers = HTTPFields()
+        if let authorization { headers[.authorization] = authorization }
+        headers[APNsChannelManager.channelIDField] = channel
+        headers[.apnsPushType] = message.pushType.rawValue
+        headers[.apnsPriority] = String(message.priority)
+        // Apple requires an expiration on broadcasts; 0 (deliver once, store nothing) when the sender gave none.
+        headers[.apnsExpiration] = String(message.expiration ?? 0)
+        headers[.contentType] = "application/json"
+        return HTTP2Request(
+            method: .post, path: "/4/broadcasts/apps/\(settings.topic ?? "")", headers: headers,
+            uniqueField: HTTP2UniqueField(name: .apnsRequestID, value: message.requestID ?? requestIDs.next()), body: message.body)
     }
 
     /// Apple accepts Live Activity pushes with token authentication only: a provider with a
@@ -251,8 +291,10 @@ public struct APNsProvider: PushProvider {
                     prepared = headers
                 }
             }
+            let target = deliveries[index].target.token
+            if target.hasPrefix(Self.channelPrefix) { return broadcastRequest(message, channel: String(target.dropFirst(Self.channelPrefix.count)), authorization: authorization) }
             return HTTP2Request(
-                method: .post, path: "/3/device/" + deliveries[index].target.token, preparedHeaders: prepared,
+                method: .post, path: "/3/device/" + target, preparedHeaders: prepared,
                 // Unique per request: its value is kept out of the HPACK dynamic table, where it would
                 // evict the shared fields; its name is indexed once per connection.
                 uniqueField: HTTP2UniqueField(name: .apnsID, value: message.requestID ?? requestIDs.next()),
@@ -314,4 +356,5 @@ extension HTTPField.Name {
     static let apnsID = HTTPField.Name("apns-id")!
     static let apnsExpiration = HTTPField.Name("apns-expiration")!
     static let apnsCollapseID = HTTPField.Name("apns-collapse-id")!
+    static let apnsRequestID = HTTPField.Name("apns-request-id")!
 }

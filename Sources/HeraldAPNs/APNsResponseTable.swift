@@ -16,6 +16,9 @@ public enum APNsResponseTable {
             return DeliveryOutcome(.deadToken, reason: named, status: status, invalidSince: timestamp)
         case (400, "BadDeviceToken"):
             return DeliveryOutcome(.deadToken, reason: named, status: status)
+        case (400, "BadChannelId"), (400, "ChannelNotRegistered"):
+            // A broadcast to a channel that was deleted or never existed: the `channel:<id>` token is dead.
+            return DeliveryOutcome(.deadToken, reason: named, status: status)
         case (400, "DeviceTokenNotForTopic"):
             return DeliveryOutcome(.subscriberFailure, reason: named, status: status)
         case (400, "IdleTimeout"), (503, "Shutdown"):

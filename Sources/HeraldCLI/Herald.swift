@@ -8,7 +8,7 @@ struct Herald: AsyncParsableCommand {
         commandName: "herald",
         abstract: "A unified push-notification server.",
         version: HeraldVersion.current,
-        subcommands: [Serve.self, Send.self, Simulate.self, Vapid.self, Import.self, ConfigCommand.self, Migrate.self, Tokens.self],
+        subcommands: [Serve.self, Send.self, Simulate.self, Vapid.self, Import.self, ConfigCommand.self, Migrate.self, Tokens.self, APNs.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -103,6 +103,9 @@ public struct Intake: Sendable {
         // Apple orders a Live Activity's updates by `timestamp`: the publish's time, fixed now so
         // that a retry or a scheduled release does not make an old state look new.
         if notification.liveActivity != nil, notification.liveActivity?.timestamp == nil { notification.liveActivity?.timestamp = now }
+        if let channel = notification.apnsChannel {
+            return try await publish(notification, toChannel: channel, origin: origin, scheduled: schedule != nil, scopes: scopes, now: now)
+        }
         try await gate.admit()
         let audience: PublishAudience = switch event.audience {
         case .subscribers: .subscribers(event)
@@ -131,6 +134,40 @@ public struct Intake: Sendable {
         case .keyConflict:
             throw .idempotencyKeyReused
         }
+    }
+
+    /// A publish to an APNs broadcast channel: one delivery to `channel:<id>` of the provider that
+    /// has channels (or the one `apnsProvider` names), queued as raw sends are.
+    private func publish(
+        _ notification: PublishedEvent, toChannel channel: String, origin: DeliveryOrigin, scheduled: Bool, scopes: TokenScopes?, now: Int64
+    ) async throws(IntakeError) -> PublishReceipt {
+        guard notification.liveActivity != nil else {
+            throw .invalidRequest("A channel publish is a Live Activity update: it needs liveActivity")
+        }
+        guard !scheduled else { throw .invalidRequest("A channel publish cannot be scheduled") }
+        let candidates = providers.byName.filter { $0.value.broadcastChannels != nil }.map(\.key).sorted()
+        let proto: String
+        if let named = notification.apnsProvider {
+            guard candidates.contains(named) else { throw .invalidRequest("The provider \(named) has no broadcast channels") }
+            proto = named
+        } else {
+            guard candidates.count == 1, let only = candidates.first else {
+                throw .invalidRequest(candidates.isEmpty ? "No provider has broadcast channels" : "Several providers have broadcast channels: name one with apnsProvider")
+            }
+            proto = only
+        }
+        if let scopes, !scopes.allows(provider: proto) { throw .outOfScope("the provider \(proto)") }
+        let token = "channel:" + channel
+        guard providers[proto]?.normalizeToken(TokenInput(token: .string(token))) != nil else {
+            throw .invalidRequest("Invalid value for `apnsChannel'")
+        }
+        try await gate.admit()
+        let delivery = QueuedDelivery(
+            recipient: .token(proto: proto, token: token),
+            publication: Publication(content: .event(notification), origin: origin, statisticsEvent: nil, publishedAt: now),
+            silent: false, badge: nil, attempts: 0, dueAt: clock.nowMillis(), lastReason: nil)
+        try await committing("cannot store a channel publish") { try await store.scheduleRetries([delivery]) }
+        return PublishReceipt(id: notification.publishID ?? "", jobID: nil)
     }
 
     // MARK: - Receipts

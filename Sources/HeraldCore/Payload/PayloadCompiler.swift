@@ -72,11 +72,18 @@ public enum PayloadCompiler {
             case "pushType":
                 guard pushTypes.contains(text) else { throw .invalidValue(key) }
                 notification.pushType = text
+            case "apnsChannel":
+                guard (1...255).contains(text.utf8.count) else { throw .invalidValue(key) }
+                notification.apnsChannel = text
+            case "apnsProvider":
+                guard !text.isEmpty else { throw .invalidValue(key) }
+                notification.apnsProvider = text
             default:
                 throw .invalidField(key)
             }
         }
 
+        if notification.apnsProvider != nil, notification.apnsChannel == nil { throw .invalidValue("apnsProvider") }
         // A Live Activity update is a payload of its own: its content state is what the app shows.
         guard !titles.isEmpty || !messages.isEmpty || !notification.data.isEmpty || notification.liveActivity != nil else {
             throw .emptyPayload

@@ -53,6 +53,11 @@ public struct PublishedEvent: Sendable, Equatable, Hashable, Codable {
     public var onlyProviders: Set<String>?
     /// A Live Activity update for APNs subscribers (`liveActivity`); other providers ignore it.
     public var liveActivity: LiveActivity?
+    /// An APNs broadcast channel (iOS 18) the publish goes to instead of the event's subscribers
+    /// (`apnsChannel`): one push that reaches every device following it.
+    public var apnsChannel: String?
+    /// The APNs provider of ``apnsChannel`` (`apnsProvider`), when several have channels.
+    public var apnsProvider: String?
 
     /// Creates a compiled notification.
     public init(

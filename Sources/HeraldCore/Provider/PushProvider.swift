@@ -168,9 +168,15 @@ public protocol PushProvider: Sendable {
 
     /// Releases connections; called once at shutdown.
     func shutdown() async
+    /// The service's broadcast channels, when the kind has them (APNs with token authentication);
+    /// `nil` by default.
+    var broadcastChannels: (any BroadcastChannels)? { get }
 }
 
 extension PushProvider {
+    /// None, unless the kind has them.
+    public var broadcastChannels: (any BroadcastChannels)? { nil }
+
     /// By default a kind renders by language and silence only.
     public func variant(lang: String?, silent: Bool, badge: Int?, version: String?) -> MessageVariant {
         MessageVariant(lang: lang, silent: silent, badge: countsBadges ? badge : nil)

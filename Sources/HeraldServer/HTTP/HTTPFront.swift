@@ -75,6 +75,7 @@ public enum HTTPFront {
         ).register(on: router)
         DashboardRoutes(store: parts.store, authorizer: parts.authorizer, providers: parts.providers, feed: parts.dashboard).register(on: router)
         WebPushRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
+        BroadcastChannelRoutes(providers: parts.providers, authorizer: parts.authorizer).register(on: router)
         for routes in parts.additionalRoutes { routes.register(on: router) }
         routeMethods.load(router)
 

@@ -1,6 +1,7 @@
 import NIOHPACK
 
-/// The request headers §1.9 looks at, gathered in one pass over the header list.
+/// The request headers §1.9 looks at (and those of the broadcast and channel management APIs), gathered in one pass
+/// over the header list.
 struct APNsRequestFields {
     var method: String?
     var path: String?
@@ -11,6 +12,10 @@ struct APNsRequestFields {
     var pushType: String?
     var expiration: String?
     var authorization: String?
+    /// `apns-request-id`, the broadcast and channel management APIs' request identifier.
+    var requestID: String?
+    /// `apns-channel-id`, the broadcast channel a request addresses.
+    var channelID: String?
     var hasDuplicate = false
 
     /// Reads the fields from `headers`, noting whether any ordinary header repeats.
@@ -40,6 +45,8 @@ struct APNsRequestFields {
             case "apns-push-type": self.pushType = value
             case "apns-expiration": self.expiration = value
             case "authorization": self.authorization = value
+            case "apns-request-id": self.requestID = value
+            case "apns-channel-id": self.channelID = value
             default: break
             }
         }

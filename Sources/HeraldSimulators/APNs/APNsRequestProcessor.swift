@@ -2,7 +2,9 @@ import Foundation
 import NIOCore
 import NIOHPACK
 
-/// Judges APNs requests in the order of providers.md §1.9, steps 1–14, and records the outcome.
+/// Judges APNs requests in the order of providers.md §1.9, steps 1–14, and records the outcome; with
+/// ``APNsSimulator/Configuration/broadcast`` also the broadcast and channel management APIs (see
+/// `APNsRequestProcessor+Broadcast.swift`).
 ///
 /// Runs synchronously on the connection's event loop: the only shared state it touches is behind the store's
 /// mutex and the verifier's cache, each taken for a few dictionary operations.
@@ -35,7 +37,13 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
         let (injection, faultDelay) = self.store.arrive()
         var delay = faultDelay
         let fields = APNsRequestFields(request.headers)
+        let route = self.route(of: fields.path)
         switch injection {
+        case .error(let status, let reason, let retryAfter) where route != .device:
+            self.store.recorder.recordRejection(reason)
+            let requestID = fields.requestID.flatMap { Self.isUUID($0) ? $0 : nil } ?? Self.makeUUID()
+            return .respond(
+                .error(status, reason, requestID: requestID, retryAfter: retryAfter), delayMilliseconds: delay)
         case .error(let status, let reason, let retryAfter):
             let apnsID = fields.apnsID.flatMap { Self.isUUID($0) ? $0 : nil } ?? Self.makeUUID()
             self.store.recorder.recordRejection(reason)
@@ -51,7 +59,12 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
         case nil:
             break
         }
-        let response = self.validate(request, fields: fields, connection: connection)
+        let response =
+            switch route {
+            case .device: self.validate(request, fields: fields, connection: connection)
+            case .broadcast: self.validateBroadcast(request, fields: fields, connection: connection)
+            case .channelManagement: self.manageChannels(request, fields: fields, connection: connection)
+            }
         if let reason = response.reason {
             self.store.recorder.recordRejection(reason)
         }
@@ -194,26 +207,42 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
             return nil
         }
 
-        guard let authorization = fields.authorization else {
-            return .error(403, APNsReason.missingProviderToken, apnsID: apnsID)
+        if let failure = self.verifyProviderToken(fields.authorization, connection: connection) {
+            return .error(failure.status, failure.reason, apnsID: apnsID)
+        }
+        switch self.topicVerdict(topic, pushType: pushType) {
+        case .allowed: return nil
+        case .wrongPushType: return .error(400, APNsReason.badTopic, apnsID: apnsID)
+        case .notAllowed: return .error(403, APNsReason.invalidProviderToken, apnsID: apnsID)
+        }
+    }
+
+    /// The provider token check of step 12, shared with the broadcast and channel management APIs: `nil` when
+    /// `authorization` carries a valid token of the team (which then binds the connection's key and raises its
+    /// stream limit), else the status and reason of the refusal.
+    func verifyProviderToken(_ authorization: String?, connection: APNsConnectionState)
+        -> (status: Int, reason: String)?
+    {
+        guard let authorization else {
+            return (403, APNsReason.missingProviderToken)
         }
         // Exactly lowercase "bearer" and one space (§1.2).
         guard authorization.hasPrefix("bearer ") else {
-            return .error(403, APNsReason.invalidProviderToken, apnsID: apnsID)
+            return (403, APNsReason.invalidProviderToken)
         }
         let jwt = String(authorization.dropFirst(7))
         guard let verified = self.verifier.verify(jwt), verified.teamID == self.configuration.teamID else {
-            return .error(403, APNsReason.invalidProviderToken, apnsID: apnsID)
+            return (403, APNsReason.invalidProviderToken)
         }
         if let boundKeyID = connection.boundKeyID, boundKeyID != verified.keyID {
-            return .error(403, APNsReason.unrelatedKeyIdInToken, apnsID: apnsID)
+            return (403, APNsReason.unrelatedKeyIdInToken)
         }
         let now = Date().timeIntervalSince1970
         if Double(verified.issuedAt) > now + Double(self.configuration.providerTokenClockSkew) {
-            return .error(403, APNsReason.invalidProviderToken, apnsID: apnsID)
+            return (403, APNsReason.invalidProviderToken)
         }
         if now - Double(verified.issuedAt) > Double(self.configuration.providerTokenMaxAge) {
-            return .error(403, APNsReason.expiredProviderToken, apnsID: apnsID)
+            return (403, APNsReason.expiredProviderToken)
         }
         let admitted = self.store.admitProviderToken(
             jwt,
@@ -222,17 +251,13 @@ final class APNsRequestProcessor: SimulatorHTTP2RequestProcessor {
             window: Double(self.configuration.providerTokenUpdateWindow)
         )
         guard admitted else {
-            return .error(429, APNsReason.tooManyProviderTokenUpdates, apnsID: apnsID)
+            return (429, APNsReason.tooManyProviderTokenUpdates)
         }
         if connection.boundKeyID == nil {
             connection.boundKeyID = verified.keyID
         }
         connection.providerTokenAccepted()
-        switch self.topicVerdict(topic, pushType: pushType) {
-        case .allowed: return nil
-        case .wrongPushType: return .error(400, APNsReason.badTopic, apnsID: apnsID)
-        case .notAllowed: return .error(403, APNsReason.invalidProviderToken, apnsID: apnsID)
-        }
+        return nil
     }
 
     private func topicVerdict(_ topic: String, pushType: APNsPushType) -> APNsTopicVerdict {

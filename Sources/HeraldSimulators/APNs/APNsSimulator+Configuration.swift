@@ -56,6 +56,20 @@ extension APNsSimulator {
         public var validatesPayloadJSON: Bool = true
         /// The `400` reason for a body that is not a JSON object. Apple documents none; this is an assumption.
         public var invalidPayloadReason: String = "BadPayload"
+        /// Serve the broadcast push API of iOS 18 on this same listener: channel management
+        /// (`/1/apps/<bundle id>/channels` and `/all-channels`, which Apple serves on `api-manage-broadcast…` ports
+        /// 2195/2196) and broadcast sends (`POST /4/broadcasts/apps/<bundle id>`). Off, the default, the device API
+        /// judges those paths like any other unknown one (`404 BadPath` once the earlier steps of §1.9 pass).
+        public var broadcast: Bool = false
+        /// The bundle ids with Broadcast Capability enabled; channel and broadcast requests for the others of
+        /// ``topics`` get `400 FeatureNotEnabled`. `nil`, the default, enables every bundle id.
+        public var broadcastTopics: Set<String>?
+        /// The most channels one bundle id may have (Apple's 10,000 per app and environment); creating one more gets
+        /// `400 CannotCreateChannelConfig`.
+        public var maxChannelsPerBundle: Int = 10_000
+        /// The `400` reason for a channel creation whose `message-storage-policy` is missing or not `0` or `1`. Apple
+        /// documents none; this is an assumption.
+        public var invalidMessageStoragePolicyReason: String = "BadRequestParams"
         /// How long, in milliseconds, a connection that was sent a graceful `GOAWAY` may finish its in-flight
         /// streams before it is closed anyway.
         public var goAwayGracePeriodMilliseconds: Int = 2000

@@ -3,8 +3,14 @@ extension APNsSimulator {
     public struct Statistics: Sendable, Hashable {
         /// Requests received (complete HEADERS and body), whatever their outcome.
         public var requests: Int = 0
-        /// Requests answered `200`.
+        /// Requests answered `200`: device pushes and broadcasts (not channel management requests).
         public var accepted: Int = 0
+        /// Broadcasts accepted (also counted in ``accepted``).
+        public var broadcasts: Int = 0
+        /// Channels created by requests (`201`).
+        public var channelsCreated: Int = 0
+        /// Channels deleted by requests (`204`).
+        public var channelsDeleted: Int = 0
         /// Error answers by `reason`, injected ones included.
         public var rejections: [String: Int] = [:]
         /// TCP connections accepted.

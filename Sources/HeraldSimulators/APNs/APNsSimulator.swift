@@ -7,7 +7,9 @@ import NIOSSL
 /// advertises and enforces `SETTINGS_MAX_CONCURRENT_STREAMS` as APNs does (1 until the first valid token, then
 /// ``Configuration/authenticatedMaxConcurrentStreams``, counted from the client's acknowledgement of the raise; a
 /// stream over the limit ends the connection with `GOAWAY PROTOCOL_ERROR`), keeps device state (unregistered and bad
-/// tokens), injects faults from a seeded generator, and records what it accepted.
+/// tokens), injects faults from a seeded generator, and records what it accepted. With
+/// ``Configuration/broadcast`` it also serves the iOS 18 broadcast API on the same listener: channel management
+/// (`/1/apps/<bundle id>/channels`, `/all-channels`) and broadcast sends (`/4/broadcasts/apps/<bundle id>`).
 ///
 /// ```swift
 /// let simulator = APNsSimulator(configuration: .init(
@@ -188,8 +190,9 @@ public final class APNsSimulator: Sendable {
         self.server.connections.openCount
     }
 
-    /// Forgets the recorded tokens and payloads (counters are kept).
+    /// Forgets the recorded tokens and payloads, accepted broadcasts included (counters and channels are kept).
     public func clearRecords() {
         self.store.recorder.clearRecords()
+        self.store.state.withLock { $0.acceptedBroadcasts.removeAll() }
     }
 }

@@ -14,6 +14,13 @@ struct APNsSimulatorState {
     /// `TooManyProviderTokenUpdates`.
     var providerTokens: [(token: String, firstSeen: Double)] = []
 
+    /// Broadcast channels by id.
+    var channels: [String: APNsChannelEntry] = [:]
+    /// Channels created so far, deleted ones included: the creation number of the last one.
+    var channelSequence = 0
+    /// Accepted broadcasts, in order, when payloads are recorded.
+    var acceptedBroadcasts: [APNsSimulator.AcceptedBroadcast] = []
+
     init(seed: UInt64) {
         self.faults = FaultSchedule(seed: seed)
     }
