@@ -126,6 +126,9 @@ struct MatrixRoutes: HTTPRoutes {
         case .fcm(let options):
             token = device.pushkey
             payload = MatrixFCMPayload.payload(for: notification, device: device, fcmOptions: options)
+        case .hms:
+            token = device.pushkey
+            payload = MatrixHMSPayload.payload(for: notification, device: device)
         case .webPush(let ttl, let eventsOnly, let onlyLastPerRoom):
             guard let subscription = MatrixWebPushPayload.subscription(for: device) else {
                 return rejected(device, app: app.pattern, reason: "the pusher's data lacks the subscription's endpoint or auth")

@@ -4,8 +4,8 @@ import HeraldTestSupport
 import Logging
 import Testing
 
-/// Huawei Push Kit through Herald's front doors (issue 41): gorush's platform 3 and a pushd publish
-/// to an `hms` subscriber, against the HMS simulator over TLS.
+/// Huawei Push Kit through Herald's front doors (issue 41): gorush's platform 3, a pushd publish
+/// to an `hms` subscriber and a Matrix homeserver's notification, against the HMS simulator over TLS.
 @Suite struct HMSGorushTests {
     static let clientID = "104567890"
     static let clientSecret = "2f6c0e8d4b1a9c7e5d3f1a2b4c6d8e0f"
@@ -30,6 +30,9 @@ import Testing
                 ca_file: \(authority.caCertificateFile!)
             compat:
               gorush: {huawei_provider: huawei}
+              matrix:
+                apps:
+                  im.example.huawei: {provider: huawei}
             delivery:
               max_attempts: 1
             """
@@ -81,6 +84,27 @@ import Testing
             #expect(publishedNotification["body"] as? String == "Bonjour", "the subscriber's language")
             #expect((publishedNotification["click_action"] as? [String: Any])?["type"] as? Int == 3)
             #expect(publishedMessage["data"] as? String == #"{"id":"7"}"#)
+        }
+    }
+
+    @Test func aMatrixAppCanSendThroughPushKit() async throws {
+        try await withHMS { herald, simulator in
+            let notify = #"""
+                {"notification":{"event_id":"$e1","room_id":"!r:example.org","type":"m.room.message","sender":"@a:example.org",
+                 "content":{"msgtype":"m.text","body":"hi"},"counts":{"unread":1},"prio":"low",
+                 "devices":[{"app_id":"im.example.huawei","pushkey":"\#(Self.token(9))"}]}}
+                """#
+            let answer = try await herald.request(.POST, "/_matrix/push/v1/notify", json: notify)
+            #expect(answer.status == 200)
+            #expect(try json(answer.body)["rejected"] as? [String] == [])
+            try await eventually { simulator.acceptedTokens() == [Self.token(9)] }
+            let sent = try #require(simulator.accepted().first)
+            let message = try #require(try json(sent.body)["message"] as? [String: Any])
+            let text = try #require(message["data"] as? String)
+            let data = try json(text)
+            #expect(data["event_id"] as? String == "$e1")
+            #expect(data["content_body"] as? String == "hi")
+            #expect((message["android"] as? [String: Any])?["urgency"] as? String == "NORMAL", "prio: low")
         }
     }
 }

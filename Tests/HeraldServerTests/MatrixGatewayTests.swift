@@ -197,7 +197,7 @@ import Testing
                   im.example.web: {provider: http}
             """
         let error = await #expect(throws: (any Error).self) { try await withHerald(yaml: yaml) { _ in } }
-        #expect("\(error.map(String.init(describing:)) ?? "")".contains("the Matrix gateway sends through apns, fcm or webpush"))
+        #expect("\(error.map(String.init(describing:)) ?? "")".contains("the Matrix gateway sends through apns, fcm, hms or webpush"))
     }
 
     @Test func aWebPushPusherGetsSygnalsPayloadEncryptedForItsSubscription() async throws {

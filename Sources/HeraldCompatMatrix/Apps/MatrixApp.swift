@@ -15,6 +15,8 @@ struct MatrixApp: Sendable {
         /// `endpoint` and `auth`); `ttl` is the message's `TTL`, `eventsOnly` drops badge updates,
         /// `onlyLastPerRoom` gives a room's messages one `Topic`.
         case webPush(ttl: Int, eventsOnly: Bool, onlyLastPerRoom: Bool)
+        /// Huawei Push Kit: the pushkey is the push token; a data message with FCM's fields.
+        case hms
     }
 
     /// The `app_id` or the glob it was configured under.

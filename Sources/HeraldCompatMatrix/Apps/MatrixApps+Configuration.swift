@@ -5,7 +5,7 @@ extension MatrixAppTable {
     /// `kind` names each provider's kind.
     ///
     /// - Throws: ``ConfigurationError`` for a provider of a kind the gateway cannot send through
-    ///   (it sends through APNs, FCM and Web Push) or an option of the wrong form.
+    ///   (it sends through APNs, FCM, Huawei Push Kit and Web Push) or an option of the wrong form.
     init(section: ConfigSection, kind: (String) -> String?) throws(ConfigurationError) {
         var apps: [MatrixApp] = []
         guard let entries = try section.section("apps") else {
@@ -33,13 +33,15 @@ extension MatrixAppTable {
                 default: throw ConfigurationError(key: entry.keyPath("fcm_options"), "expected a mapping")
                 }
                 delivery = .fcm(options: options)
+            case "hms":
+                delivery = .hms
             case "webpush":
                 delivery = .webPush(
                     ttl: try entry.int("ttl", in: 0...2_419_200) ?? MatrixWebPushPayload.defaultTTL,
                     eventsOnly: try entry.bool("events_only") ?? false, onlyLastPerRoom: try entry.bool("only_last_per_room") ?? false)
             default:
                 throw ConfigurationError(
-                    key: entry.keyPath("provider"), "provider \"\(provider)\" is of kind \(kind(provider) ?? "?"); the Matrix gateway sends through apns, fcm or webpush")
+                    key: entry.keyPath("provider"), "provider \"\(provider)\" is of kind \(kind(provider) ?? "?"); the Matrix gateway sends through apns, fcm, hms or webpush")
             }
             apps.append(MatrixApp(pattern: pattern, provider: provider, delivery: delivery))
         }
