@@ -134,6 +134,8 @@ struct Simulate: AsyncParsableCommand {
             teamID: teamID, signingKeys: [keyID: key.publicKey], topics: [apnsTopic], certificateAuthority: authority)
         configuration.port = apnsPort
         configuration.onAccepted = acceptedRequestLog(logger)
+        // Broadcast channels (iOS 18) on the same port: the printed provider's broadcast_endpoint.
+        configuration.broadcast = true
         let simulator = APNsSimulator(configuration: configuration)
         let port = try await simulator.start()
         logger.info("APNs simulator listening", metadata: ["endpoint": "https://127.0.0.1:\(port)", "topic": "\(apnsTopic)"])
@@ -146,6 +148,7 @@ struct Simulate: AsyncParsableCommand {
                 team_id: \(teamID)
                 key_id: \(keyID)
                 key_file: \(keyFile)
+                broadcast_endpoint: https://127.0.0.1:\(port)
             """
         return (APNsHandle(simulator: simulator), yaml)
     }
