@@ -41,7 +41,7 @@ enum ConfigurationSchema {
     static let log: [String: KeyShape] = ["level": .scalar]
 
     /// `event_source`.
-    static let eventSource: [String: KeyShape] = ["enabled": .scalar, "keepalive_interval": .scalar, "max_buffered": .scalar, "max_listeners": .scalar]
+    static let eventSource: [String: KeyShape] = ["enabled": .scalar, "keepalive_interval": .scalar, "max_buffered": .scalar, "max_listeners": .scalar, "replay_window": .scalar]
 
     /// `outbound`.
     static let outbound: [String: KeyShape] = ["ca_file": .scalar, "deny": .list, "allow": .list]

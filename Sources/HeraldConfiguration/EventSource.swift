@@ -13,9 +13,16 @@ extension HeraldConfiguration {
         /// Open listeners beyond which `GET /subscribe` answers 503 (`event_source.max_listeners`); default
         /// 20000. A listener on plain HTTP/1.1 takes about 8 KB of memory and one file descriptor.
         public var maxListeners: Int
+        /// How long published events are kept for a listener that reconnects with `Last-Event-ID`
+        /// (`event_source.replay_window`, seconds; `0`: none); default 600 s, at most 10,000 events.
+        public var replayWindow: Duration
 
         /// Creates an event-source section.
-        public init(enabled: Bool = true, keepaliveInterval: Duration = .seconds(10), maxBuffered: Int = 1024, maxListeners: Int = 20_000) {
+        public init(
+            enabled: Bool = true, keepaliveInterval: Duration = .seconds(10), maxBuffered: Int = 1024, maxListeners: Int = 20_000,
+            replayWindow: Duration = .seconds(600)
+        ) {
+            self.replayWindow = replayWindow
             self.enabled = enabled
             self.keepaliveInterval = keepaliveInterval
             self.maxBuffered = maxBuffered
@@ -31,6 +38,7 @@ extension HeraldConfiguration {
             keepaliveInterval = try section.duration("keepalive_interval", minimum: .milliseconds(1)) ?? keepaliveInterval
             maxBuffered = try section.int("max_buffered", atLeast: 1) ?? maxBuffered
             maxListeners = try section.int("max_listeners", atLeast: 1) ?? maxListeners
+            replayWindow = try section.duration("replay_window") ?? replayWindow
         }
     }
 }

@@ -24,6 +24,7 @@ extension HeraldConfiguration {
             "keepalive_interval": Self.seconds(eventSource.keepaliveInterval),
             "max_buffered": Self.scalar(eventSource.maxBuffered),
             "max_listeners": Self.scalar(eventSource.maxListeners),
+            "replay_window": Self.seconds(eventSource.replayWindow),
         ])
         var outbound: OrderedDictionary<String, ConfigValue> = [:]
         if let caFile = self.outbound.caFile { outbound["ca_file"] = .scalar(caFile) }

@@ -139,7 +139,8 @@ public struct HeraldApplication: Sendable {
         metrics.addSampler { engine.sampleInFlight() }
         let hub = configuration.eventSource.enabled
             ? EventStreamHub(keepaliveInterval: configuration.eventSource.keepaliveInterval, bufferLimit: configuration.eventSource.maxBuffered,
-                maxListeners: configuration.eventSource.maxListeners, logger: logger.child("herald.sse"))
+                maxListeners: configuration.eventSource.maxListeners, replayWindow: configuration.eventSource.replayWindow,
+                logger: logger.child("herald.sse"))
             : nil
         let intake = Intake(
             store: store, providers: providers, maxBacklog: configuration.delivery.maxBacklog, observers: engine.observers,

@@ -15,12 +15,56 @@ import Testing
             try await stream.waitFor("\n")
             #expect(try await herald.request(.POST, "/event/e2", form: "msg=hi+%24%7Bvar.n%7D&var.n=Bob").status == 204)
             try await stream.waitFor("\n\n")
-            #expect(stream.received == "\n" + #"data: {"event":"e2","title":{},"message":{"default":"hi Bob"},"data":{}}"# + "\n\n")
+            // pushd-api.md §12.1: each event is an `id:` line (for `Last-Event-ID`) and its `data:` line.
+            let lines = stream.received.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 5, "\(stream.received)")
+            #expect(lines.dropFirst().first?.hasPrefix("id: ") == true)
+            #expect(lines.dropFirst(2).first == #"data: {"event":"e2","title":{},"message":{"default":"hi Bob"},"data":{}}"#)
             #expect(try await herald.request(.POST, "/event/other", form: "msg=x").status == 204)
             #expect(try await herald.request(.POST, "/event/e3", form: "msg=three").status == 204)
             try await stream.waitFor("three")
             #expect(!stream.received.contains("other"))
             stream.close()
+        }
+    }
+
+    /// A listener that reconnects with `Last-Event-ID` (or `lastEventId` in the query, for clients
+    /// that cannot set headers) gets what it missed, in order, then live events, and nothing twice.
+    @Test(arguments: [false, true])
+    func aReconnectingListenerGetsWhatItMissed(inTheQuery: Bool) async throws {
+        try await withHerald { herald in
+            let first = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=e+f")
+            #expect(try await herald.request(.POST, "/event/e", form: "msg=one").status == 204)
+            try await first.waitFor("one")
+            let id = try #require(first.received.split(separator: "\n").first { $0.hasPrefix("id: ") }.map { String($0.dropFirst(4)) })
+            first.close()
+            for message in ["two", "three"] { #expect(try await herald.request(.POST, "/event/e", form: "msg=\(message)").status == 204) }
+            #expect(try await herald.request(.POST, "/event/g", form: "msg=unwanted").status == 204)
+            #expect(try await herald.request(.POST, "/event/f", form: "msg=four").status == 204)
+
+            let again: EventStreamClient
+            if inTheQuery {
+                again = try await EventStreamClient.connect(herald.baseURL + "/subscribe?events=e+f&lastEventId=\(id)")
+            } else {
+                again = try await EventStreamClient.connect(
+                    herald.baseURL + "/subscribe?events=e+f", headers: [("Accept", "text/event-stream"), ("Last-Event-ID", id)])
+            }
+            try await again.waitFor("four")
+            #expect(try await herald.request(.POST, "/event/e", form: "msg=five").status == 204)
+            try await again.waitFor("five")
+            let messages = again.received.split(separator: "\n").filter { $0.hasPrefix("data: ") }.compactMap { line in
+                ["one", "two", "three", "four", "five", "unwanted"].first { line.contains("\"\($0)\"") }
+            }
+            #expect(messages == ["two", "three", "four", "five"], "\(again.received)")
+            again.close()
+
+            // An id of another node or from before a restart replays nothing.
+            let stranger = try await EventStreamClient.connect(
+                herald.baseURL + "/subscribe?events=e", headers: [("Accept", "text/event-stream"), ("Last-Event-ID", "elsewhere-1")])
+            #expect(try await herald.request(.POST, "/event/e", form: "msg=six").status == 204)
+            try await stranger.waitFor("six")
+            #expect(!stranger.received.contains("five"))
+            stranger.close()
         }
     }
 

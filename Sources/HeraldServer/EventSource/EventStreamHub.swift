@@ -4,10 +4,17 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// The Server-Sent Events listeners of this node (§12), and their keepalive.
+/// The Server-Sent Events listeners of this node (§12), their keepalive, and the recent events
+/// a listener that reconnects is sent again.
 ///
 /// Each listener gets a bounded buffer; one that falls that far behind is disconnected
-/// rather than buffered without bound.
+/// rather than buffered without bound (and, reconnecting with `Last-Event-ID`, gets the rest).
+///
+/// Every event carries an SSE `id:` (this hub's random epoch and a sequence number). The events of
+/// the last `replayWindow` (at most ``maxReplayEvents``) are kept, so a listener that reconnects
+/// with `Last-Event-ID` is sent those it missed, in order, before anything live, and none twice:
+/// registering it and reading the log happen under the lock that publishing takes. An id of
+/// another epoch (another node, or before a restart) replays nothing.
 public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
     public var description: String { "EventStreamHub" }
 
@@ -27,38 +34,68 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
         let outlet: Outlet
     }
 
+    /// A published event as it was sent.
+    private struct Logged {
+        let sequence: UInt64
+        let at: ContinuousClock.Instant
+        let event: String
+        let message: ByteBuffer
+    }
+
     private struct State {
         var nextID = 0
         var listeners: [Int: Listener] = [:]
         var byEvent: [String: Set<Int>] = [:]
         var closed = false
+        var nextSequence: UInt64 = 1
+        /// The recent events, oldest first.
+        var log: [Logged] = []
     }
+
+    /// The most events kept for replay, whatever the window: a bound on memory.
+    static let maxReplayEvents = 10_000
 
     private let state = Mutex(State())
     private let keepaliveInterval: Duration
     private let bufferLimit: Int
     private let maxListeners: Int
     private let logger: Logger
+    private let replayWindow: Duration
+    /// What this hub's event ids start with: random, so that an id from another node or from
+    /// before a restart is not taken for one of ours.
+    let epoch: String
     private static let keepalive = ByteBuffer(string: "\n")
 
     /// Creates a hub that writes a keepalive every `keepaliveInterval`, keeps at most
-    /// `bufferLimit` unsent messages per listener and at most `maxListeners` listeners.
-    public init(keepaliveInterval: Duration = .seconds(10), bufferLimit: Int = 1024, maxListeners: Int = 20_000, logger: Logger) {
+    /// `bufferLimit` unsent messages per listener and at most `maxListeners` listeners, and the
+    /// events of the last `replayWindow` for listeners that reconnect (`.zero`: none).
+    public init(
+        keepaliveInterval: Duration = .seconds(10), bufferLimit: Int = 1024, maxListeners: Int = 20_000, replayWindow: Duration = .seconds(600),
+        logger: Logger
+    ) {
         self.keepaliveInterval = keepaliveInterval
         self.bufferLimit = bufferLimit
         self.maxListeners = maxListeners
+        self.replayWindow = replayWindow
         self.logger = logger
+        self.epoch = String(SubscriberID.random().rawValue.filter { $0.isLetter || $0.isNumber }.prefix(8))
     }
 
     /// Registers a listener for `events` whose messages a response body reads from a stream; the
     /// stream ends when the hub shuts down or the listener falls `bufferLimit` messages behind.
     ///
     /// - Returns: `nil` when the hub already has its maximum of listeners.
-    func listen(to events: [String]) -> Stream? {
+    func listen(to events: [String], lastEventID: String? = nil) -> Stream? {
         let (stream, continuation) = Stream.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        switch add(events, .stream(continuation)) {
+        switch add(events, .stream(continuation), lastEventID: lastEventID) {
         case .added(let id):
             continuation.onTermination = { [weak self] _ in self?.remove(id) }
+        case .overflowed(let id):
+            // More missed events than the buffer holds: what fits is sent, then the stream ends,
+            // and the client reconnects from the last id it got.
+            continuation.onTermination = { [weak self] _ in self?.remove(id) }
+            logSlowListener(id)
+            continuation.finish()
         case .closed:
             continuation.finish()
         case .full:
@@ -71,9 +108,11 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
     /// ``remove(_:)`` when the connection closes.
     ///
     /// - Returns: the listener's id; `nil` when the hub is full or shutting down.
-    func attach(to events: [String], channel: EventStreamChannel) -> Int? {
-        guard case .added(let id) = add(events, .channel(channel)) else { return nil }
-        return id
+    func attach(to events: [String], channel: EventStreamChannel, lastEventID: String? = nil) -> Int? {
+        switch add(events, .channel(channel), lastEventID: lastEventID) {
+        case .added(let id), .overflowed(let id): return id
+        case .full, .closed: return nil
+        }
     }
 
     /// Whether the hub has its maximum of listeners.
@@ -84,33 +123,72 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
 
     private enum Addition {
         case added(Int)
+        /// Added, but the missed events overflowed its stream's buffer: the caller ends it.
+        case overflowed(Int)
         case full
         case closed
     }
 
-    private func add(_ events: [String], _ outlet: Outlet) -> Addition {
-        state.withLock { state in
+    private func add(_ events: [String], _ outlet: Outlet, lastEventID: String?) -> Addition {
+        let after = lastEventID.flatMap(sequence(of:))
+        let now = ContinuousClock.now
+        return state.withLock { state in
             guard !state.closed else { return .closed }
             guard state.listeners.count < maxListeners else { return .full }
             let id = state.nextID
             state.nextID += 1
             state.listeners[id] = Listener(events: events, outlet: outlet)
             for event in events { state.byEvent[event, default: []].insert(id) }
+            if let after {
+                // Under the lock: an event published from here on is sent live, none twice. Nothing
+                // here may end a stream (its termination handler takes this lock): an overflow is
+                // reported, and the caller ends it.
+                let wanted = Set(events)
+                for logged in state.log where logged.sequence > after && wanted.contains(logged.event) && now - logged.at <= replayWindow {
+                    switch outlet {
+                    case .stream(let continuation):
+                        if case .dropped = continuation.yield(logged.message) { return .overflowed(id) }
+                    case .channel(let channel):
+                        channel.send(logged.message)
+                    }
+                }
+            }
             return .added(id)
         }
+    }
+
+    /// The sequence number of one of this hub's event ids (`<epoch>-<sequence>`); `nil` for another's.
+    private func sequence(of eventID: String) -> UInt64? {
+        let parts = eventID.trimmingWhitespace().split(separator: "-", maxSplits: 1)
+        guard parts.count == 2, parts[0] == epoch else { return nil }
+        return UInt64(parts[1])
     }
 
     /// The number of open listeners.
     public var listenerCount: Int { state.withLock { $0.listeners.count } }
 
-    /// Sends a published event to its listeners: `data: <json>\n\n`.
+    /// Sends a published event to its listeners, `id: <epoch>-<n>` and `data: <json>`, and keeps it
+    /// for the replay window.
     public func publish(_ notification: PublishedEvent) {
-        let targets = state.withLock { state -> [(Int, Outlet)] in
-            guard let ids = state.byEvent[notification.event] else { return [] }
-            return ids.compactMap { id in state.listeners[id].map { (id, $0.outlet) } }
+        let replaying = replayWindow > .zero
+        let json = notification.eventJSON(includeText: true)
+        let now = ContinuousClock.now
+        let (line, targets) = state.withLock { state -> (ByteBuffer?, [(Int, Outlet)]) in
+            let ids = state.byEvent[notification.event]
+            guard replaying || ids != nil else { return (nil, []) }
+            let sequence = state.nextSequence
+            state.nextSequence += 1
+            let line = ByteBuffer(string: "id: \(epoch)-\(sequence)\ndata: \(json)\n\n")
+            if replaying {
+                var expired = 0
+                while expired < state.log.count, now - state.log[expired].at > replayWindow { expired += 1 }
+                if state.log.count - expired >= Self.maxReplayEvents { expired += state.log.count - expired - Self.maxReplayEvents + 1 }
+                if expired > 0 { state.log.removeFirst(expired) }
+                state.log.append(Logged(sequence: sequence, at: now, event: notification.event, message: line))
+            }
+            return (line, (ids ?? []).compactMap { id in state.listeners[id].map { (id, $0.outlet) } })
         }
-        guard !targets.isEmpty else { return }
-        let line = ByteBuffer(string: "data: \(notification.eventJSON(includeText: true))\n\n")
+        guard let line else { return }
         for (id, outlet) in targets {
             deliver(line, to: outlet, id: id)
         }

@@ -7,6 +7,9 @@ import NIOCore
 struct EventStreamRequest {
     /// The events listened to.
     let events: [String]
+    /// The id of the last event the client received (`Last-Event-ID`, which browsers send when they
+    /// reconnect, or `lastEventId` in the query for clients that cannot set headers).
+    let lastEventID: String?
     /// What the stream starts with: a newline; for Internet Explorer 2 KiB of newlines, since its
     /// XDomainRequest shows nothing before that much has arrived.
     let preamble: ByteBuffer
@@ -25,6 +28,13 @@ struct EventStreamRequest {
         let parameters = try? FormBodyDecoder.decode(Array((query ?? "").utf8))
         guard case .string(let list)? = parameters?["events"] else { throw .bare(.badRequest) }
         events = list.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        if let header = headers[HTTPField.Name("Last-Event-ID")!], !header.isEmpty {
+            lastEventID = header
+        } else if case .string(let value)? = parameters?["lastEventId"], !value.isEmpty {
+            lastEventID = value
+        } else {
+            lastEventID = nil
+        }
         guard !events.isEmpty else { throw .bare(.badRequest) }
         guard Self.acceptsEventStream(headers[.accept]) else { throw .bare(.notAcceptable) }
         let padding = headers[.userAgent]?.contains("MSIE") == true ? 2047 : 0

@@ -133,7 +133,9 @@ final class EventStreamTakeover: ChannelDuplexHandler, RemovableChannelHandler {
         // A full hub is the route's to refuse: checked before authorizing, which takes a rate-limit token.
         guard let asked = try? EventStreamRequest(query: query, headers: head.headerFields), !parts.hub.isFull,
             authorized(head, address: context.channel.remoteAddress),
-            let listener = parts.hub.attach(to: asked.events, channel: EventStreamChannel(takeover: NIOLoopBound(self, eventLoop: context.eventLoop)))
+            let listener = parts.hub.attach(
+                to: asked.events, channel: EventStreamChannel(takeover: NIOLoopBound(self, eventLoop: context.eventLoop)),
+                lastEventID: asked.lastEventID)
         else { return false }
 
         // Hummingbird's idle timeout would close the stream: the handler that keeps it never sees this request.

@@ -10,7 +10,7 @@ extension PushdRoutes {
     func eventStream(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         guard let hub else { throw APIError.notFound }
         let asked = try EventStreamRequest(query: request.uri.query.map { Substring($0) }, headers: request.headers)
-        guard let stream = hub.listen(to: asked.events) else {
+        guard let stream = hub.listen(to: asked.events, lastEventID: asked.lastEventID) else {
             throw APIError.json(.serviceUnavailable, "Too many event-stream listeners")
         }
         let body = ResponseBody { writer in
