@@ -182,3 +182,27 @@ import Testing
         }
     }
 }
+
+/// `server.rate_limit` counts per token when a token is used.
+@Suite struct APITokenRateLimitTests {
+    @Test func eachTokenHasItsOwnBucket() async throws {
+        let config = """
+            server:
+              auth:
+                ops: {password: secret, realms: [register, publish, listen, admin]}
+              rate_limit:
+                publish: {rate: 0.001, burst: 1}
+            providers:
+              hooks-a: {kind: http}
+            """
+        try await withHerald(yaml: config) { herald in
+            let first = APITokenTests.bearer(try await APITokenTests.create(herald, #"{"name":"one","realms":["publish"]}"#))
+            let second = APITokenTests.bearer(try await APITokenTests.create(herald, #"{"name":"two","realms":["publish"]}"#))
+            #expect(try await herald.request(.POST, "/event/e", form: "msg=x", headers: first).status == 204)
+            let limited = try await herald.request(.POST, "/event/e", form: "msg=x", headers: first)
+            #expect(limited.status == 429)
+            #expect(limited.headers["Retry-After"].first != nil)
+            #expect(try await herald.request(.POST, "/event/e", form: "msg=x", headers: second).status == 204, "another token, another bucket")
+        }
+    }
+}
