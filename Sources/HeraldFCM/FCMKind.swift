@@ -37,12 +37,12 @@ public struct FCMKind: ProviderKind {
         let account = try Self.serviceAccount(options)
 
         let endpointText = try options.string("endpoint") ?? Self.defaultEndpoint
-        guard let endpoint = FCMEndpoint(url: endpointText), endpoint.scheme == "https", endpoint.path.isEmpty || endpoint.path == "/" else {
+        guard let endpoint = ServiceEndpoint(url: endpointText), endpoint.scheme == "https", endpoint.path.isEmpty || endpoint.path == "/" else {
             throw ConfigurationError(key: options.keyPath("endpoint"), "expected an https origin such as https://fcm.googleapis.com, got \"\(endpointText)\"")
         }
         var tokenEndpoint = account.tokenURI
         if let configured = try options.string("token_endpoint") {
-            guard FCMEndpoint(url: configured) != nil else {
+            guard ServiceEndpoint(url: configured) != nil else {
                 throw ConfigurationError(key: options.keyPath("token_endpoint"), "expected an http or https URL, got \"\(configured)\"")
             }
             tokenEndpoint = configured

@@ -51,7 +51,7 @@ public struct FCMServiceAccount: Sendable, CustomStringConvertible {
         self.clientEmail = try field("client_email", required: true)!
         self.privateKeyID = try field("private_key_id", required: false)
         let tokenURI = try field("token_uri", required: false) ?? Self.defaultTokenURI
-        guard FCMEndpoint(url: tokenURI) != nil else {
+        guard ServiceEndpoint(url: tokenURI) != nil else {
             throw ConfigurationError(key: keyPath, "\"token_uri\" is not an http or https URL")
         }
         self.tokenURI = tokenURI

@@ -70,7 +70,7 @@ public struct HMSKind: ProviderKind {
         var settings = HMSProvider.Settings(clientID: clientID, clientSecret: clientSecret)
 
         if let text = try options.string("endpoint") {
-            guard let endpoint = HMSEndpoint(url: text), endpoint.scheme == "https", endpoint.path.isEmpty || endpoint.path == "/" else {
+            guard let endpoint = ServiceEndpoint(url: text), endpoint.scheme == "https", endpoint.path.isEmpty || endpoint.path == "/" else {
                 throw ConfigurationError(
                     key: options.keyPath("endpoint"), "expected an https origin such as https://push-api.cloud.huawei.com, got \"\(text)\"")
             }
@@ -78,7 +78,7 @@ public struct HMSKind: ProviderKind {
         }
         if let text = try options.string("token_endpoint") {
             // The secret travels in the request's body: never in clear.
-            guard let endpoint = HMSEndpoint(url: text), endpoint.scheme == "https" else {
+            guard let endpoint = ServiceEndpoint(url: text), endpoint.scheme == "https" else {
                 throw ConfigurationError(key: options.keyPath("token_endpoint"), "expected an https URL, got \"\(text)\"")
             }
             settings.tokenEndpoint = text

@@ -93,7 +93,7 @@ public struct HMSProvider: PushProvider {
         self.name = name
         self.settings = settings
         self.clock = clock
-        let origin = HMSEndpoint(url: settings.endpoint)?.origin ?? settings.endpoint
+        let origin = ServiceEndpoint(url: settings.endpoint)?.origin ?? settings.endpoint
         self.sendURL = origin + "/v1/\(settings.clientID)/messages:send"
         self.renderer = HMSMessageRenderer(badgeClass: settings.badgeClass, logger: logger)
         let client = OutboundHTTPClient.make(
