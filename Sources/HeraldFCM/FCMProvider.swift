@@ -72,11 +72,7 @@ public struct FCMProvider: PushProvider {
 
     /// §9: a non-empty string of at most 4096 bytes without whitespace or control characters.
     static func isRegistrationToken(_ text: String) -> Bool {
-        let count = text.utf8.count
-        guard count > 0, count <= maximumTokenBytes else { return false }
-        return text.unicodeScalars.allSatisfy { scalar in
-            !scalar.properties.isWhitespace && scalar.properties.generalCategory != .control
-        }
+        OpaquePushToken.isValid(text, maximumBytes: maximumTokenBytes)
     }
 
     /// An FCM HTTP v1 `message` as the sender made it, without its target: the body is the

@@ -113,11 +113,7 @@ public struct HMSProvider: PushProvider {
 
     /// A non-empty token of at most 4096 bytes without whitespace or control characters.
     static func isPushToken(_ text: String) -> Bool {
-        let count = text.utf8.count
-        guard count > 0, count <= maximumTokenBytes else { return false }
-        return text.unicodeScalars.allSatisfy { scalar in
-            !scalar.properties.isWhitespace && scalar.properties.generalCategory != .control
-        }
+        OpaquePushToken.isValid(text, maximumBytes: maximumTokenBytes)
     }
 
     /// A Push Kit `message` as the sender made it, without its target: the body is the message object

@@ -1,0 +1,12 @@
+/// The rule for push tokens a service issues as opaque strings (FCM registration tokens, Push Kit
+/// tokens): nothing about their form is promised but that they are printable and bounded.
+public enum OpaquePushToken {
+    /// Whether `text` is non-empty, at most `maximumBytes` of UTF-8, without whitespace or control characters.
+    public static func isValid(_ text: String, maximumBytes: Int) -> Bool {
+        let count = text.utf8.count
+        guard count > 0, count <= maximumBytes else { return false }
+        return text.unicodeScalars.allSatisfy { scalar in
+            !scalar.properties.isWhitespace && scalar.properties.generalCategory != .control
+        }
+    }
+}
