@@ -229,6 +229,21 @@ let package = Package(
             ]
         ),
         // The apns-ms stand-in (compat.md §4): `POST /notification` and `GET /expired-devices` on a port of its own.
+        // The UnifiedPush push server (issue 42): ntfy's API for distributors and app servers on a listener of its own.
+        .target(
+            name: "HeraldUnifiedPush",
+            dependencies: [
+                "HeraldCore", "HeraldStore", "HeraldIntake", "HeraldConfiguration", "HeraldServerTLS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "HeraldCompatAPNsMS",
             dependencies: [
@@ -301,6 +316,7 @@ let package = Package(
                 "HeraldCompatMatrix",
                 "HeraldCompatChoominator",
                 "HeraldCompatAPNsMS",
+                "HeraldUnifiedPush",
                 "HeraldCompatPush2mob",
                 "HeraldCompatSujPusher",
                 "HeraldWebhook",

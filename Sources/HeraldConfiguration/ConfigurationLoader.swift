@@ -97,7 +97,8 @@ public struct ConfigurationLoader: Sendable {
             outbound: try HeraldConfiguration.Outbound(section: root.section("outbound")),
             delivery: try HeraldConfiguration.Delivery(section: root.section("delivery")),
             providers: providers,
-            compat: try HeraldConfiguration.Compat(section: root.section("compat"), providers: Set(providers.keys))
+            compat: try HeraldConfiguration.Compat(section: root.section("compat"), providers: Set(providers.keys)),
+            unifiedPush: try root.section("unifiedpush")
         )
     }
 

@@ -129,6 +129,13 @@ enum ConfigurationSchema {
         "delivery": .section(delivery),
         "providers": .providers,
         "compat": .section(compat),
+        "unifiedpush": .section(unifiedPush),
+    ]
+
+    /// `unifiedpush`: the UnifiedPush push server's own listener and its limits.
+    static let unifiedPush: [String: KeyShape] = [
+        "host": .scalar, "port": .scalar, "tls": .section(tls), "base_url": .scalar, "max_ttl": .scalar, "topic_idle": .scalar,
+        "keepalive": .scalar,
     ]
 
     /// Keys every provider accepts besides its kind's own options.

@@ -44,6 +44,7 @@ extension HeraldConfiguration {
         ]
         for case (let name, let section?) in sections { compat[name] = SecretMask.masked(.map(section.values)) }
         if !compat.isEmpty { root["compat"] = .map(compat) }
+        if let unifiedPush { root["unifiedpush"] = SecretMask.masked(.map(unifiedPush.values)) }
         return .map(root)
     }
 

@@ -23,6 +23,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var providers: OrderedDictionary<String, ProviderConfiguration>
     /// The compat front-ends (`compat`); all off by default.
     public var compat: Compat
+    /// The UnifiedPush push server (`unifiedpush`), read by its front-end; off (`nil`) by default.
+    public var unifiedPush: ConfigSection?
 
     /// The providers used when the configuration names none: `http` (webhooks).
     public static var defaultProviders: OrderedDictionary<String, ProviderConfiguration> {
@@ -42,8 +44,10 @@ public struct HeraldConfiguration: Sendable, Equatable {
         outbound: Outbound = Outbound(),
         delivery: Delivery = Delivery(),
         providers: OrderedDictionary<String, ProviderConfiguration> = HeraldConfiguration.defaultProviders,
-        compat: Compat = Compat()
+        compat: Compat = Compat(),
+        unifiedPush: ConfigSection? = nil
     ) {
+        self.unifiedPush = unifiedPush
         self.server = server
         self.log = log
         self.eventSource = eventSource

@@ -18,6 +18,7 @@ import HeraldServerTLS
 import HeraldStore
 import HeraldStorePostgres
 import HeraldStoreSQLite
+import HeraldUnifiedPush
 import HeraldWebhook
 import HeraldWebPush
 import HeraldWNS
@@ -36,7 +37,7 @@ public struct HeraldApplication: Sendable {
 
     /// The front-ends this build of Herald ships, besides the HTTP API on the main port.
     public static var standardFrontEnds: [any FrontEndKind] {
-        [UDPEventFrontEnd(), GorushFrontEnd(), MatrixFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd(), SujPusherFrontEnd()]
+        [UDPEventFrontEnd(), GorushFrontEnd(), MatrixFrontEnd(), ChoominatorFrontEnd(), ApnsMSFrontEnd(), Push2mobFrontEnd(), SujPusherFrontEnd(), UnifiedPushFrontEnd()]
     }
 
     /// Where the server's sockets ended up (useful with port 0).

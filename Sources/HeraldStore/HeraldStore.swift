@@ -13,4 +13,4 @@ import HeraldCore
 /// `HeraldStoreConformance`), run from the implementation's own test target.
 public typealias HeraldStore = SubscriberStore & SubscriptionStore & EventStore & PublishQueue & RetryQueue & FeedbackLog
     & DeadLetterStore & DeliverySettlement & StoreHealth & StoreRuntime & FrontEndFeedback & FrontEndLeases & SubscriberImport & WorkImport
-    & PublishReceipts & TokenStore
+    & PublishReceipts & TokenStore & UnifiedPushStore

@@ -296,5 +296,36 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // UnifiedPush (the ntfy-compatible push server): topics, and the messages posted to them
+        // kept until their TTL, as in SQLite. `sequence` is an identity column: readers resume after
+        // the last one they saw, across every node (``PostgresStore/storeMessage(_:)`` commits
+        // messages in its order). Bodies are bytea, as sent (Web Push bodies are encrypted bytes).
+        // Reads go by topic in sequence order, pruning by expiry, and replacement (the RFC 8030
+        // `Topic` header) by topic and key, for the few messages that have one.
+        Migration(version: 10, name: "v10-unifiedpush", statements: [
+            """
+            CREATE TABLE push_topics (
+                name text COLLATE "C" PRIMARY KEY,
+                vapid_key text,
+                last_subscribed bigint NOT NULL,
+                created bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE push_messages (
+                sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id text COLLATE "C" NOT NULL UNIQUE,
+                topic text COLLATE "C" NOT NULL,
+                time bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                body bytea NOT NULL,
+                urgency text,
+                replace_key text COLLATE "C"
+            )
+            """,
+            "CREATE INDEX push_messages_by_topic ON push_messages (topic, sequence)",
+            "CREATE INDEX push_messages_by_expiry ON push_messages (expires_at)",
+            "CREATE INDEX push_messages_replaceable ON push_messages (topic, replace_key) WHERE replace_key IS NOT NULL",
+        ]),
     ]
 }

@@ -420,6 +420,35 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID
                 """)
         }
+        migrator.registerMigration("v16-unifiedpush") { db in
+            // UnifiedPush (the ntfy-compatible push server): topics, and the messages posted to them
+            // kept until their TTL. `sequence` is AUTOINCREMENT, not a plain rowid: pruning may delete
+            // the newest message, and a reused rowid would sort a later message before a reader's
+            // cursor. Bodies are BLOBs, as sent (Web Push bodies are encrypted bytes). Reads go by
+            // topic in sequence order, pruning by expiry, and replacement (the RFC 8030 `Topic`
+            // header) by topic and key, for the few messages that have one.
+            try db.execute(sql: """
+                CREATE TABLE push_topics (
+                    name TEXT PRIMARY KEY,
+                    vapid_key TEXT,
+                    last_subscribed INTEGER NOT NULL,
+                    created INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE push_messages (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    topic TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    body BLOB NOT NULL,
+                    urgency TEXT,
+                    replace_key TEXT
+                );
+                CREATE INDEX push_messages_by_topic ON push_messages (topic, sequence);
+                CREATE INDEX push_messages_by_expiry ON push_messages (expires_at);
+                CREATE INDEX push_messages_replaceable ON push_messages (topic, replace_key) WHERE replace_key IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -84,6 +84,16 @@ public final class TestHerald: Sendable {
             configuration.compat.apnsMS = ConfigSection(path: apnsMS.path, values: values)
             expected.insert("apns_ms")
         }
+        if let unifiedPush = configuration.unifiedPush {
+            // A port chosen now rather than by the kernel: the endpoint URLs and VAPID's audience name it.
+            var values = unifiedPush.values
+            let port = try HeraldProcess.freePort()
+            values["host"] = .scalar("127.0.0.1")
+            values["port"] = .scalar(String(port))
+            if values["base_url"] == nil { values["base_url"] = .scalar("http://127.0.0.1:\(port)") }
+            configuration.unifiedPush = ConfigSection(path: unifiedPush.path, values: values)
+            expected.insert("unifiedpush")
+        }
         if let push2mob = configuration.compat.push2mob {
             // libzmq picks a free port for `*`; the front-end reports it from ZMQ_LAST_ENDPOINT.
             var values = push2mob.values

@@ -274,3 +274,21 @@ struct TokenConformanceTests {
     @Test("recorded uses keep the later time and touch nothing else; unknown names are ignored and an empty record is a no-op")
     func lastUse() async throws { try await TokenConformance.lastUse(backend) }
 }
+
+@Suite("PostgreSQL store conformance: UnifiedPush")
+struct UnifiedPushConformanceTests {
+    @Test("a topic is created unbound or bound, keeps the first key it is bound to, and subscribing or touching it marks it subscribed")
+    func topics() async throws { try await UnifiedPushConformance.topics(backend) }
+    @Test("messages round-trip with their bytes (NUL and 0xFF included, or none), urgency and key, each with a sequence larger than the last")
+    func messagesRoundTrip() async throws { try await UnifiedPushConformance.messagesRoundTrip(backend) }
+    @Test("every cursor reads what it promises, oldest first and at most the limit: all, after a sequence, since a time, after a known or an unknown id")
+    func cursors() async throws { try await UnifiedPushConformance.cursors(backend) }
+    @Test("a read returns the messages of the topics it names only, interleaved in the order they were stored")
+    func topicsFilter() async throws { try await UnifiedPushConformance.topicsFilter(backend) }
+    @Test("a message with a key replaces the unexpired one of its topic with that key, and no other; the replacement is read after the rest")
+    func replacement() async throws { try await UnifiedPushConformance.replacement(backend) }
+    @Test("a message is returned while its expiry is after `now`, and not from its expiry on, whatever the cursor")
+    func expiry() async throws { try await UnifiedPushConformance.expiry(backend) }
+    @Test("pruning deletes expired messages and the topics idle since the given time with no message left, and keeps the rest")
+    func pruning() async throws { try await UnifiedPushConformance.pruning(backend) }
+}

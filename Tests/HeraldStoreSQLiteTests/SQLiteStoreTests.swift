@@ -179,7 +179,7 @@ struct SQLiteStoreTests {
         let jobs = try await second.claimJobs(limit: 10, lease: Lease(owner: "w", expiresAt: 1), nowMillis: 0)
         #expect(jobs.map(\.content) == [.event(sampleNotification())])
         let migrations = try await second.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges", "v7-pending-deliveries", "v8-raw-sends-and-origins", "v9-shared-fan-out", "v10-front-end-leases", "v11-publish-receipts", "v12-badges-on-demand", "v13-dead-tokens", "v14-delivery-keys", "v15-api-tokens"])
+        #expect(migrations == ["v1", "v2-dead-letters", "v3-feedback-replacement", "v4-failing-subscribers", "v5-subscriber-counts", "v6-badges", "v7-pending-deliveries", "v8-raw-sends-and-origins", "v9-shared-fan-out", "v10-front-end-leases", "v11-publish-receipts", "v12-badges-on-demand", "v13-dead-tokens", "v14-delivery-keys", "v15-api-tokens", "v16-unifiedpush"])
         let journal = try await second.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
     }

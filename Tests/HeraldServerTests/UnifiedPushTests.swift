@@ -1,0 +1,123 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldTestSupport
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The UnifiedPush push server (issue 42) on its own listener, through real sockets: discovery,
+/// RFC 8030 pushes with TTL, Topic and Urgency, JSON and SSE subscriptions with `since` and `poll`,
+/// and topics bound to an application server's VAPID key.
+@Suite struct UnifiedPushTests {
+    static let yaml = "unifiedpush:\n  keepalive: 0.2\n"
+
+    func base(_ herald: TestHerald) throws -> String {
+        "http://127.0.0.1:\(try #require(herald.frontEndPorts["unifiedpush"]))"
+    }
+
+    func push(
+        _ herald: TestHerald, _ topic: String, body: Data, headers: [(String, String)] = []
+    ) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
+        var request = HTTPClientRequest(url: try base(herald) + "/" + topic)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: Array(body)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        return (Int(response.status.code), response.headers, text)
+    }
+
+    func get(_ herald: TestHerald, _ path: String) async throws -> (status: Int, body: String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: try base(herald) + path), timeout: .seconds(30))
+        return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
+    }
+
+    static func objects(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func pushesReachSubscribersAndAreKeptUntilTheirTTL() async throws {
+        try await withHerald(yaml: Self.yaml) { herald in
+            let discovery = try await get(herald, "/upAbc123?up=1")
+            #expect(discovery.status == 200)
+            #expect(discovery.body == #"{"unifiedpush":{"version":1}}"#)
+            #expect(try await push(herald, "upNobody", body: Data("x".utf8)).status == 404, "nobody subscribed: the app server drops it")
+
+            let stream = try await EventStreamClient.connect(try base(herald) + "/upAbc123/json", headers: [])
+            try await stream.waitFor(#""event":"open""#)
+            let first = try await push(herald, "upAbc123", body: Data("hello".utf8), headers: [("TTL", "60"), ("Urgency", "high")])
+            #expect(first.status == 201)
+            #expect(first.headers.first(name: "TTL") == "60")
+            #expect(first.headers.first(name: "Location")?.hasPrefix(try base(herald) + "/upAbc123/json") == true)
+            try await stream.waitFor(#""message":"hello""#)
+            let binary = try await push(herald, "upAbc123", body: Data([0xFF, 0x00, 0x41]))
+            #expect(binary.status == 201)
+            #expect(binary.headers.first(name: "TTL") == "604800", "max_ttl when none is asked for")
+            try await stream.waitFor(#""encoding":"base64""#)
+            let live = Self.objects(stream.received).filter { $0["event"] as? String == "message" }
+            #expect(live.map { $0["message"] as? String } == ["hello", Data([0xFF, 0x00, 0x41]).base64EncodedString()])
+            #expect(live.first?["urgency"] as? String == "high")
+            #expect(live.first?["topic"] as? String == "upAbc123")
+            let firstID = try #require(live.first?["id"] as? String)
+            #expect(Int(firstID) == nil, "never all digits")
+
+            // TTL 0: to the subscriber connected now, kept nowhere.
+            #expect(try await push(herald, "upAbc123", body: Data("now-only".utf8), headers: [("TTL", "0")]).status == 201)
+            try await stream.waitFor("now-only")
+            try await stream.waitFor(#""event":"keepalive""#)
+            stream.close()
+
+            let polled = try await get(herald, "/upAbc123/json?poll=1&since=all")
+            #expect(Self.objects(polled.body).compactMap { $0["message"] as? String }.count == 2, "\(polled.body)")
+            #expect(!polled.body.contains("now-only"))
+            let after = try await get(herald, "/upAbc123/json?poll=1&since=\(firstID)")
+            #expect(Self.objects(after.body).count == 1)
+            #expect(Self.objects(after.body).first?["encoding"] as? String == "base64")
+
+            // Topic: a pending message of the same topic is replaced.
+            for text in ["old", "new"] {
+                #expect(try await push(herald, "upAbc123", body: Data(text.utf8), headers: [("Topic", "score")]).status == 201)
+            }
+            let replaced = try await get(herald, "/upAbc123/sse?poll=1&since=all")
+            #expect(replaced.body.contains("\"new\""))
+            #expect(!replaced.body.contains("\"old\""))
+            #expect(replaced.body.contains("id: "), "SSE frames carry the message id")
+
+            #expect(try await push(herald, "upAbc123", body: Data(count: 4097)).status == 413)
+            #expect(try await push(herald, "upAbc123", body: Data()).status == 400)
+            #expect(try await push(herald, "upAbc123", body: Data("x".utf8), headers: [("TTL", "soon")]).status == 400)
+            #expect(try await get(herald, "/bad%20topic/json?poll=1").status == 400)
+        }
+    }
+
+    @Test func aTopicBoundToAVAPIDKeyTakesItsPushesOnly() async throws {
+        try await withHerald(yaml: Self.yaml) { herald in
+            let key = P256.Signing.PrivateKey()
+            let other = P256.Signing.PrivateKey()
+            let publicKey = Base64URL.encode(key.publicKey.x963Representation)
+            let subscribed = try await get(herald, "/upVapid1/json?poll=1&vapid=\(publicKey)")
+            #expect(subscribed.status == 200)
+            let audience = try base(herald)
+            #expect(try await push(herald, "upVapid1", body: Data("x".utf8)).status == 401)
+            let forged = Self.vapid(signedBy: other, claiming: key, audience: audience)
+            #expect(try await push(herald, "upVapid1", body: Data("x".utf8), headers: [("Authorization", forged)]).status == 401)
+            let elsewhere = Self.vapid(signedBy: key, claiming: key, audience: "https://push.example.org")
+            #expect(try await push(herald, "upVapid1", body: Data("x".utf8), headers: [("Authorization", elsewhere)]).status == 401)
+            let valid = Self.vapid(signedBy: key, claiming: key, audience: audience)
+            #expect(try await push(herald, "upVapid1", body: Data("signed".utf8), headers: [("Authorization", valid)]).status == 201)
+            #expect(try await get(herald, "/upVapid1/json?poll=1&since=all").body.contains("signed"))
+        }
+    }
+
+    /// `vapid t=<ES256 JWT>, k=<key>` as an RFC 8292 app server (pywebpush) sends it.
+    static func vapid(signedBy signer: P256.Signing.PrivateKey, claiming key: P256.Signing.PrivateKey, audience: String) -> String {
+        let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"ES256"}"#.utf8))
+        let expiry = Int(Date().timeIntervalSince1970) + 3_600
+        let claims = Base64URL.encode(Array(#"{"aud":"\#(audience)","exp":\#(expiry),"sub":"mailto:ops@example.org"}"#.utf8))
+        let input = header + "." + claims
+        let signature = try! signer.signature(for: Array(input.utf8)).rawRepresentation
+        return "vapid t=\(input).\(Base64URL.encode(signature)), k=\(Base64URL.encode(key.publicKey.x963Representation))"
+    }
+}
