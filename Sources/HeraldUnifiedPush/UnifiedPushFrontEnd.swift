@@ -5,6 +5,7 @@ import HeraldServerTLS
 import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -27,7 +28,11 @@ public struct UnifiedPushFrontEnd: FrontEndKind {
         var logger = context.logger
         logger[metadataKey: "front_end"] = "\(name)"
         let router = Router(context: BasicRequestContext.self)
-        UnifiedPushRoutes(settings: settings, intake: context.intake, hub: UnifiedPushHub(), logger: logger).register(on: router)
+        let routes = UnifiedPushRoutes(
+            settings: settings, intake: context.intake, hub: UnifiedPushHub(),
+            counter: FrontEndRequestCounter(label: "herald_unifiedpush_requests_total", sourceDimension: "kind", factory: context.metricsFactory),
+            logger: logger)
+        routes.register(on: router)
         let server = context.configuration.server
         let idleTimeout = TimeAmount(server.idleTimeout)
         let credentials = try settings.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
@@ -38,7 +43,9 @@ public struct UnifiedPushFrontEnd: FrontEndKind {
                 configuration: .init(idleTimeout: server.idleTimeout, streamConfiguration: .init(idleTimeout: idleTimeout)),
                 handshakeDeadline: server.headerTimeout)
         } else {
-            channel = .http1(configuration: .init(idleTimeout: nil))
+            // Plain HTTP/1.1 also upgrades `/<topics>/ws` to a WebSocket (behind a proxy that
+            // terminates TLS); with `tls`, subscriptions are `/json` and `/sse`.
+            channel = .http1WebSocketUpgrade { head, _, _ in await routes.webSocketUpgrade(head) }
         }
         let bound = context.bound
         let port = settings.port

@@ -1,9 +1,12 @@
+import Crypto
 import Foundation
 import HeraldCore
 import HeraldIntake
 import HeraldStore
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 
@@ -14,6 +17,9 @@ struct UnifiedPushRoutes: Sendable {
     let settings: UnifiedPushSettings
     let intake: Intake
     let hub: UnifiedPushHub
+    /// `herald_unifiedpush_requests_total{kind,result,reason}`: pushes accepted or refused (by
+    /// status), subscriptions opened (by form).
+    let counter: FrontEndRequestCounter
     let logger: Logger
 
     /// The most bytes a push may carry (RFC 8030's 4096, as every push service takes).
@@ -39,6 +45,10 @@ struct UnifiedPushRoutes: Sendable {
         router.get("/:topic/json") { request, context -> Response in
             try await subscription(request, topics: try Self.topics(context.parameters.get("topic") ?? ""), sse: false)
         }
+        // A `/ws` request reaches the router only when it was no upgrade, or one refused.
+        router.get("/:topic/ws") { _, _ -> Response in
+            throw HTTPError(.badRequest, message: "A WebSocket subscription: an upgrade request, to topics that may be subscribed")
+        }
         router.get("/:topic/sse") { request, context -> Response in
             try await subscription(request, topics: try Self.topics(context.parameters.get("topic") ?? ""), sse: true)
         }
@@ -49,6 +59,17 @@ struct UnifiedPushRoutes: Sendable {
     /// Stores the message (or, with `TTL: 0`, hands it to the subscriptions connected now) and
     /// answers 201 with the `TTL` kept and the message's `Location`.
     func push(_ request: Request, topic: String) async throws -> Response {
+        do {
+            let response = try await accept(request, topic: topic)
+            counter.count("push", result: "accepted")
+            return response
+        } catch let error as HTTPError {
+            counter.count("push", result: "refused", reason: String(error.status.code))
+            throw error
+        }
+    }
+
+    private func accept(_ request: Request, topic: String) async throws -> Response {
         let now = intake.clock.nowSeconds()
         guard let stored = try await answering({ () async throws(IntakeError) in try await intake.pushTopic(topic) }),
             stored.lastSubscribed >= now - settings.topicIdle || hub.isConnected(topic)
@@ -60,7 +81,7 @@ struct UnifiedPushRoutes: Sendable {
             guard let header = request.headers[.authorization], let authorization = VAPIDAuthorization(header: header),
                 authorization.isValid(boundKey: key, origin: settings.origin, now: now)
             else {
-                throw HTTPError(.unauthorized, message: "This topic takes pushes signed with its VAPID key only")
+                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "vapid"], message: "This topic takes pushes signed with its VAPID key only")
             }
         }
         let buffer: ByteBuffer
@@ -96,7 +117,8 @@ struct UnifiedPushRoutes: Sendable {
         }
         var response = Self.json(.created, UnifiedPushEvent.message(message))
         response.headers[HTTPField.Name("TTL")!] = String(ttl)
-        response.headers[.location] = "\(settings.baseURL)/\(topic)/json?poll=1&since=\(message.id)"
+        // What was stored from this message's second on: this message among them.
+        response.headers[.location] = "\(settings.baseURL)/\(topic)/json?poll=1&since=\(message.time)"
         return response
     }
 
@@ -106,10 +128,30 @@ struct UnifiedPushRoutes: Sendable {
     /// messages `since` asks for, then live ones, with a `keepalive` every `keepalive`; with
     /// `poll=1`, the stored messages and the end.
     func subscription(_ request: Request, topics: [String], sse: Bool) async throws -> Response {
-        let query = request.uri.queryParameters
+        let (stream, start) = try await open(topics: topics, query: request.uri.queryParameters, framing: sse ? .serverSentEvents : .lines)
+        let body = ResponseBody { writer in
+            try await stream.run(from: start) { try await writer.write($0) }
+            try await writer.finish(nil)
+        }
+        let contentType = sse ? "text/event-stream" : "application/x-ndjson"
+        return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: "no-cache"], body: body)
+    }
+
+    /// Subscribes to `topics` as the query asks (`vapid`, `poll`, `since`) and returns the stream
+    /// of events and where it starts; every refusal is thrown before anything is sent.
+    func open(topics: [String], query: Hummingbird.Parameters, framing: UnifiedPushStream.Framing) async throws -> (UnifiedPushStream, PushCursor) {
         let vapidKey = query["vapid"].map(String.init)
-        if let vapidKey, Base64URL.decode(vapidKey)?.count != 65 {
-            throw HTTPError(.badRequest, message: "vapid is an application server's public key: 65 bytes, base64url")
+        if let vapidKey {
+            guard let bytes = Base64URL.decode(vapidKey), bytes.count == 65, (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
+                throw HTTPError(.badRequest, message: "vapid is an application server's P-256 public key: 65 bytes, base64url")
+            }
+            // Refused before anything is written: no topic of the request is bound by a refused one.
+            for topic in topics {
+                let stored = try await answering { () async throws(IntakeError) in try await intake.pushTopic(topic) }
+                if let bound = stored?.vapidKey, !VAPIDAuthorization.sameKey(bound, vapidKey) {
+                    throw HTTPError(.conflict, message: "The topic \(topic) is bound to another VAPID key")
+                }
+            }
         }
         let poll = query["poll"] == "1" || query["poll"] == "true"
         let now = intake.clock.nowSeconds()
@@ -118,18 +160,36 @@ struct UnifiedPushRoutes: Sendable {
         case nil: start = poll ? .all : .since(now)
         case let since?: start = try Self.cursor(since, now: now)
         }
-        let bound = try await answering { () async throws(IntakeError) in try await intake.subscribeToPushTopics(topics, vapidKey: vapidKey) }
-        if let vapidKey, bound.contains(where: { $0.vapidKey.map { !VAPIDAuthorization.sameKey($0, vapidKey) } ?? false }) {
-            throw HTTPError(.conflict, message: "A topic is bound to another VAPID key")
-        }
+        try await answering { () async throws(IntakeError) in try await intake.subscribeToPushTopics(topics, vapidKey: vapidKey) }
         let stream = UnifiedPushStream(
-            topics: topics, intake: intake, keepalive: settings.keepalive, sse: sse, opened: now,
+            topics: topics, intake: intake, keepalive: settings.keepalive, framing: framing, opened: now,
             wakes: poll ? nil : hub.subscribe(to: topics))
-        let body = ResponseBody { writer in
-            try await stream.run(from: start, writer: &writer)
+        counter.count("subscription", result: poll ? "poll" : "\(framing)")
+        return (stream, start)
+    }
+
+    /// `GET /<topics>/ws` upgraded to a WebSocket: the `/json` events, one per text message.
+    /// Anything else, or a subscription refused, is no upgrade (the router answers it).
+    func webSocketUpgrade(_ head: HTTPRequest) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard let target = head.path else { return .dontUpgrade }
+        let uri = URI(target)
+        guard uri.path.hasSuffix("/ws"), let topics = try? Self.topics(String(uri.path.dropFirst().dropLast(3))),
+            let (stream, start) = try? await open(topics: topics, query: uri.queryParameters, framing: .webSocket)
+        else { return .dontUpgrade }
+        return .upgrade([:]) { inbound, outbound, _ in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // The client sends nothing but its close: when it does, the events stop at once.
+                group.addTask {
+                    for try await _ in inbound {}
+                    stream.close()
+                }
+                group.addTask {
+                    try await stream.run(from: start) { buffer in try await outbound.write(.text(String(buffer: buffer))) }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
         }
-        let contentType = sse ? "text/event-stream" : "application/x-ndjson"
-        return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: "no-cache"], body: body)
     }
 
     // MARK: - Parts
@@ -139,12 +199,17 @@ struct UnifiedPushRoutes: Sendable {
         if since == "all" { return .all }
         if let time = Int64(since) { return .since(time) }
         if let unit = since.last, let count = Int64(since.dropLast()), count >= 0 {
-            switch unit {
-            case "s": return .since(now - count)
-            case "m": return .since(now - count * 60)
-            case "h": return .since(now - count * 3_600)
-            case "d": return .since(now - count * 86_400)
-            default: break
+            let seconds: Int64? = switch unit {
+            case "s": 1
+            case "m": 60
+            case "h": 3_600
+            case "d": 86_400
+            default: nil
+            }
+            if let seconds {
+                // Further back than anything kept is everything (and no overflow).
+                let (back, overflow) = count.multipliedReportingOverflow(by: seconds)
+                return overflow || back > now ? .all : .since(now - back)
             }
         }
         guard (1...64).contains(since.utf8.count), since.utf8.allSatisfy(isTopicByte) else {

@@ -1,6 +1,5 @@
 import HeraldIntake
 import HeraldStore
-import Hummingbird
 import NIOCore
 
 /// One subscription's response body: `open`, the stored messages after its cursor, then (unless it
@@ -9,22 +8,33 @@ struct UnifiedPushStream: Sendable {
     let topics: [String]
     let intake: Intake
     let keepalive: Duration
-    /// Server-Sent Events (`/sse`) rather than a JSON object per line (`/json`).
-    let sse: Bool
+    /// How events are framed.
+    let framing: Framing
     /// When the subscription started (Unix seconds).
     let opened: Int64
     /// The hub's wake-ups; `nil` for `poll=1`, which answers what is stored and ends.
     let wakes: (stream: AsyncStream<UnifiedPushHub.Wake>, continuation: AsyncStream<UnifiedPushHub.Wake>.Continuation)?
 
-    func run(from start: PushCursor, writer: inout any ResponseBodyWriter) async throws {
+    /// How a subscription's events are framed.
+    enum Framing: Sendable {
+        /// `/json`: one JSON object per line.
+        case lines
+        /// `/sse`: Server-Sent Events, a message with its `id:`.
+        case serverSentEvents
+        /// `/ws`: one JSON object per WebSocket text message.
+        case webSocket
+    }
+
+    /// Emits the events through `emit` until the client goes away (a write fails), or, polling,
+    /// until the stored messages are out.
+    func run(from start: PushCursor, emit: (ByteBuffer) async throws -> Void) async throws {
         var cursor = start
         guard let wakes else {
-            try await drain(&cursor, writer: &writer)
-            try await writer.finish(nil)
+            try await drain(&cursor, emit: emit)
             return
         }
-        try await writer.write(frame(UnifiedPushEvent.control("open", topics: topics, id: UnifiedPushRoutes.newMessageID(), time: opened), "open", nil))
-        try await drain(&cursor, writer: &writer)
+        try await emit(frame(UnifiedPushEvent.control("open", topics: topics, id: UnifiedPushRoutes.newMessageID(), time: opened), "open", nil))
+        try await drain(&cursor, emit: emit)
         // The timer wakes the subscription too: for pushes another node accepted, and keepalives.
         let period = min(UnifiedPushRoutes.pollInterval, keepalive)
         let timer = Task {
@@ -41,13 +51,13 @@ struct UnifiedPushStream: Sendable {
         var lastTouch = ContinuousClock.now
         for await wake in wakes.stream {
             if case .transient(let message) = wake {
-                try await writer.write(frame(UnifiedPushEvent.message(message), "message", message.id))
+                try await emit(frame(UnifiedPushEvent.message(message), "message", message.id))
             }
-            try await drain(&cursor, writer: &writer)
+            try await drain(&cursor, emit: emit)
             if ContinuousClock.now - lastKeepalive >= keepalive {
                 lastKeepalive = .now
                 let event = UnifiedPushEvent.control("keepalive", topics: topics, id: UnifiedPushRoutes.newMessageID(), time: intake.clock.nowSeconds())
-                try await writer.write(frame(event, "keepalive", nil))
+                try await emit(frame(event, "keepalive", nil))
             }
             // A connected subscriber keeps its topics from going idle.
             if ContinuousClock.now - lastTouch >= .seconds(60) {
@@ -57,12 +67,17 @@ struct UnifiedPushStream: Sendable {
         }
     }
 
+    /// Ends a live subscription: its loop stops at the next wake-up (this one).
+    func close() {
+        wakes?.continuation.finish()
+    }
+
     /// Writes everything stored after `cursor`, page by page, and moves the cursor past it.
-    private func drain(_ cursor: inout PushCursor, writer: inout any ResponseBodyWriter) async throws {
+    private func drain(_ cursor: inout PushCursor, emit: (ByteBuffer) async throws -> Void) async throws {
         while true {
             let page = try await intake.pushMessages(of: topics, after: cursor, limit: UnifiedPushRoutes.pageSize)
             for message in page {
-                try await writer.write(frame(UnifiedPushEvent.message(message), "message", message.id))
+                try await emit(frame(UnifiedPushEvent.message(message), "message", message.id))
                 cursor = .afterSequence(message.sequence)
             }
             if page.count < UnifiedPushRoutes.pageSize { return }
@@ -70,6 +85,10 @@ struct UnifiedPushStream: Sendable {
     }
 
     private func frame(_ json: String, _ event: String, _ id: String?) -> ByteBuffer {
-        sse ? UnifiedPushEvent.sseFrame(json, event: event, id: id) : UnifiedPushEvent.jsonLine(json)
+        switch framing {
+        case .lines: UnifiedPushEvent.jsonLine(json)
+        case .serverSentEvents: UnifiedPushEvent.sseFrame(json, event: event, id: id)
+        case .webSocket: ByteBuffer(string: json)
+        }
     }
 }

@@ -3,8 +3,11 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldTestSupport
+import HummingbirdWSClient
+import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import Testing
 
 /// The UnifiedPush push server (issue 42) on its own listener, through real sockets: discovery,
@@ -108,6 +111,97 @@ import Testing
             let valid = Self.vapid(signedBy: key, claiming: key, audience: audience)
             #expect(try await push(herald, "upVapid1", body: Data("signed".utf8), headers: [("Authorization", valid)]).status == 201)
             #expect(try await get(herald, "/upVapid1/json?poll=1&since=all").body.contains("signed"))
+        }
+    }
+
+    @Test func aWebSocketSubscriberGetsTheEventsAsTextMessages() async throws {
+        try await withHerald(yaml: Self.yaml) { herald in
+            let port = try #require(herald.frontEndPorts["unifiedpush"])
+            let received = Mutex<[String]>([])
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/upSocket1/ws", logger: Logger(label: "test.ws")) { inbound, _, _ in
+                for try await message in inbound.messages(maxSize: 1 << 16) {
+                    guard case .text(let text) = message else { continue }
+                    received.withLock { $0.append(text) }
+                    if text.contains(#""event":"open""#) {
+                        // Subscribed: now the push has a topic to go to.
+                        let answer = try await push(herald, "upSocket1", body: Data("over-ws".utf8))
+                        #expect(answer.status == 201)
+                    }
+                    if text.contains("over-ws") { return }
+                }
+            }
+            let events = received.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(events.map { $0["event"] as? String } == ["open", "message"])
+            #expect(events.last?["message"] as? String == "over-ws")
+        }
+    }
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A real RFC 8030/8291/8292 application server: pywebpush (PyPI, installed once into a cached
+    /// virtual environment by `scripts/webpush-appserver`, driven by `scripts/webpush_appserver.py`)
+    /// encrypts with aes128gcm and signs with VAPID as it would for any push service; the live
+    /// subscriber gets exactly the bytes it sent and decrypts them with http_ece as a user agent
+    /// would. A push signed with another application server's key is refused.
+    @Test func pywebpushEncryptsAndSignsAndTheSubscriberGetsExactlyItsBytes() async throws {
+        let python = try await MatrixSynapseTests.output(of: [Self.repository.appendingPathComponent("scripts/webpush-appserver").path])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let script = Self.repository.appendingPathComponent("scripts/webpush_appserver.py").path
+        func appServer(_ arguments: [String]) async throws -> [String: Any] {
+            try MatrixSynapseTests.object(try await MatrixSynapseTests.output(of: [python, script] + arguments))
+        }
+        let keys = try await appServer(["keys"])
+        let other = try await appServer(["keys"])
+        let directory = TestHerald.makeTemporaryDirectory()
+        var pemFiles: [String] = []
+        for (name, generated) in [("vapid.pem", keys), ("other.pem", other)] {
+            let file = directory + "/" + name
+            try #require(generated["vapid_private_pem"] as? String).write(toFile: file, atomically: true, encoding: .utf8)
+            pemFiles.append(file)
+        }
+        let p256dh = try #require(keys["p256dh"] as? String)
+        let auth = try #require(keys["auth"] as? String)
+        let receiverPrivate = try #require(keys["receiver_private"] as? String)
+        let vapidPublic = try #require(keys["vapid_public"] as? String)
+        #expect(Base64URL.decode(vapidPublic)?.count == 65)
+
+        try await withHerald(yaml: Self.yaml) { herald in
+            let endpoint = try base(herald) + "/upPywebpush1"
+            func webpush(signedWith pemFile: String, _ text: String) async throws -> [String: Any] {
+                try await appServer([
+                    "push", "--endpoint", endpoint, "--p256dh", p256dh, "--auth", auth, "--vapid-private-pem-file", pemFile,
+                    "--sub", "mailto:ops@example.org", "--data", text, "--ttl", "60",
+                ])
+            }
+            let stream = try await EventStreamClient.connect(endpoint + "/json?vapid=\(vapidPublic)", headers: [])
+            #expect(stream.status == 200)
+            try await stream.waitFor(#""event":"open""#)
+
+            let plaintext = "Grüße from pywebpush \(UUID().uuidString)"
+            let sent = try await webpush(signedWith: pemFiles[0], plaintext)
+            #expect(sent["status"] as? Int == 201, "\(sent)")
+            #expect((sent["headers"] as? [String: String])?["TTL"] == "60")
+            let sentText = try #require(sent["sent_base64"] as? String)
+            let sentBytes = try #require(Data(base64Encoded: sentText))
+            #expect(sentBytes.count > 86 + 16, "an aes128gcm header (salt, rs, the sender's key) and a tagged record")
+
+            // Whole lines only: a message half received is no object yet.
+            try await eventually { Self.objects(stream.received).contains { $0["event"] as? String == "message" } }
+            let live = Self.objects(stream.received).filter { $0["event"] as? String == "message" }
+            #expect(live.count == 1)
+            let message = try #require(live.first)
+            #expect(message["encoding"] as? String == "base64", "an encrypted body is not UTF-8")
+            let body = try #require(message["message"] as? String)
+            #expect(Data(base64Encoded: body) == sentBytes, "the subscriber gets the bytes pywebpush sent, untouched")
+            let opened = try await appServer(["decrypt", "--receiver-private", receiverPrivate, "--auth", auth, "--body-base64", body])
+            #expect(opened["plaintext"] as? String == plaintext)
+
+            // Signed with another application server's key: pywebpush's answer is 401, and nothing is kept.
+            let forged = try await webpush(signedWith: pemFiles[1], "forged")
+            #expect(forged["status"] as? Int == 401, "\(forged)")
+            stream.close()
+            let polled = try await get(herald, "/upPywebpush1/json?poll=1&since=all")
+            #expect(Self.objects(polled.body).compactMap { $0["message"] as? String } == [body], "\(polled.body)")
         }
     }
 
