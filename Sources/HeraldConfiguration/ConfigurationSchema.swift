@@ -135,7 +135,7 @@ enum ConfigurationSchema {
     /// `unifiedpush`: the UnifiedPush push server's own listener and its limits.
     static let unifiedPush: [String: KeyShape] = [
         "host": .scalar, "port": .scalar, "tls": .section(tls), "base_url": .scalar, "max_ttl": .scalar, "topic_idle": .scalar,
-        "keepalive": .scalar,
+        "keepalive": .scalar, "rate": .section(rateLimit),
     ]
 
     /// Keys every provider accepts besides its kind's own options.

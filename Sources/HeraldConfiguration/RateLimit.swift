@@ -22,8 +22,8 @@ extension HeraldConfiguration {
             Int(min(max(rate.rounded(.up), 1), 1_000_000_000))
         }
 
-        /// Reads one realm's `{rate, burst}`.
-        init(section: ConfigSection) throws(ConfigurationError) {
+        /// Reads one `{rate, burst}` (a realm's, or `unifiedpush.rate`).
+        public init(section: ConfigSection) throws(ConfigurationError) {
             try section.rejectUnknownKeys(schema: ConfigurationSchema.rateLimit)
             guard let text = try section.string("rate") else {
                 throw ConfigurationError(key: section.keyPath("rate"), "is required (requests per second)")

@@ -31,7 +31,7 @@ public struct UnifiedPushFrontEnd: FrontEndKind {
         let routes = UnifiedPushRoutes(
             settings: settings, intake: context.intake, hub: UnifiedPushHub(),
             counter: FrontEndRequestCounter(label: "herald_unifiedpush_requests_total", sourceDimension: "kind", factory: context.metricsFactory),
-            logger: logger)
+            limiter: settings.rate.map { RateLimiter(limits: [.publish: $0]) } ?? .unlimited, logger: logger)
         routes.register(on: router)
         let server = context.configuration.server
         let idleTimeout = TimeAmount(server.idleTimeout)

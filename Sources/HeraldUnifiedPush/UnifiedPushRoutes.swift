@@ -20,6 +20,8 @@ struct UnifiedPushRoutes: Sendable {
     /// `herald_unifiedpush_requests_total{kind,result,reason}`: pushes accepted or refused (by
     /// status), subscriptions opened (by form).
     let counter: FrontEndRequestCounter
+    /// `unifiedpush.rate` per topic (the `publish` realm's bucket kind, keyed by topic).
+    let limiter: RateLimiter
     let logger: Logger
 
     /// The most bytes a push may carry (RFC 8030's 4096, as every push service takes).
@@ -70,6 +72,9 @@ struct UnifiedPushRoutes: Sendable {
     }
 
     private func accept(_ request: Request, topic: String) async throws -> Response {
+        if case .refused(let seconds) = limiter.admit(.publish, client: .topic(topic)) {
+            throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(seconds)], message: "Too many pushes to this topic")
+        }
         let now = intake.clock.nowSeconds()
         guard let stored = try await answering({ () async throws(IntakeError) in try await intake.pushTopic(topic) }),
             stored.lastSubscribed >= now - settings.topicIdle || hub.isConnected(topic)

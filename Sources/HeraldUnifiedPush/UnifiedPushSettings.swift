@@ -20,6 +20,8 @@ struct UnifiedPushSettings: Sendable, Equatable {
     var topicIdle: Int64
     /// How often a subscription gets a `keepalive` event (`keepalive`, seconds); default 45.
     var keepalive: Duration
+    /// Pushes per topic (`rate: {rate, burst}`, the rate-limit section's form); default none.
+    var rate: HeraldConfiguration.RateLimit?
 
     static let defaultPort = 8090
 
@@ -36,6 +38,7 @@ struct UnifiedPushSettings: Sendable, Equatable {
         maxTTL = Int64(try section.duration("max_ttl", minimum: .seconds(1))?.components.seconds ?? 604_800)
         topicIdle = Int64(try section.duration("topic_idle", minimum: .seconds(1))?.components.seconds ?? 2_592_000)
         keepalive = try section.duration("keepalive", minimum: .milliseconds(10)) ?? .seconds(45)
+        rate = try section.section("rate").map { rate throws(ConfigurationError) in try HeraldConfiguration.RateLimit(section: rate) }
     }
 
     /// The origin of ``baseURL``: the audience of the VAPID tokens app servers send.

@@ -205,6 +205,32 @@ import Testing
         }
     }
 
+    @Test func pushesPastATopicsRateAreRefusedWithRetryAfter() async throws {
+        try await withHerald(yaml: "unifiedpush:\n  rate: {rate: 0.001, burst: 1}\n") { herald in
+            for topic in ["upRate1", "upRate2"] { #expect(try await get(herald, "/\(topic)/json?poll=1").status == 200) }
+            #expect(try await push(herald, "upRate1", body: Data("one".utf8)).status == 201)
+            let refused = try await push(herald, "upRate1", body: Data("two".utf8))
+            #expect(refused.status == 429)
+            #expect(refused.headers.first(name: "Retry-After") != nil)
+            #expect(try await push(herald, "upRate2", body: Data("other".utf8)).status == 201, "a bucket per topic")
+        }
+    }
+
+    @Test func aPushAcceptedByOnePostgreSQLNodeReachesASubscriberOfAnother() async throws {
+        let server = try await PostgresTestServer.shared()
+        let database = try await server.createDatabase()
+        let yaml = "server:\n  database: \(server.url(database: database))\n" + Self.yaml
+        try await withHerald(yaml: yaml) { first in
+            try await withHerald(yaml: yaml) { second in
+                let stream = try await EventStreamClient.connect(try base(first) + "/upNodes1/json", headers: [])
+                try await stream.waitFor(#""event":"open""#)
+                #expect(try await push(second, "upNodes1", body: Data("from-the-other-node".utf8)).status == 201)
+                try await stream.waitFor("from-the-other-node")
+                stream.close()
+            }
+        }
+    }
+
     /// `vapid t=<ES256 JWT>, k=<key>` as an RFC 8292 app server (pywebpush) sends it.
     static func vapid(signedBy signer: P256.Signing.PrivateKey, claiming key: P256.Signing.PrivateKey, audience: String) -> String {
         let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"ES256"}"#.utf8))

@@ -6,6 +6,8 @@ public enum RateLimitClient: Sendable, Hashable {
     case user(String)
     /// An API token, by name, wherever it is used from.
     case token(String)
+    /// A UnifiedPush topic, whoever pushes to it (`unifiedpush.rate`).
+    case topic(String)
     /// An unauthenticated source: an IPv4 address, or an IPv6 address's /64.
     ///
     /// A /64 is what one IPv6 subscriber line or host usually gets; keying by the full address would

@@ -30,6 +30,7 @@ extension DashboardAssets {
     <div class="card"><h2>In flight</h2><span class="big" data-sum="herald_deliveries_in_flight">–</span></div>
     <div class="card"><h2>Dead letters</h2><span class="big" data-sum="herald_dead_letters_total">–</span><small>since start</small></div>
     <div class="card"><h2>SSE listeners</h2><span class="big" data-metric="herald_sse_listeners">–</span></div>
+    <div class="card"><h2>UnifiedPush pushes</h2><span class="big" data-sum="herald_unifiedpush_requests_total" data-where='{"kind":"push","result":"accepted"}'>–</span><small><span data-sum="herald_unifiedpush_requests_total" data-where='{"kind":"push","result":"refused"}'>–</span> refused</small></div>
   </section>
   <section>
     <h2>Deliveries per second (up to the last 10 minutes)</h2>
