@@ -68,12 +68,13 @@ struct APIBench: AsyncParsableCommand {
 
         for round in 1...rounds {
             let routes = try scripts(round: round)
-            var rates: [(name: String, result: WrkResult)] = []
-            let first = try measure(base: base, route: routes.staticRoute)
+            var rates: [(name: String, result: Wrk.Result)] = []
+            let wrk = Wrk(binary: self.wrk, threads: threads, connections: connections, seconds: seconds, directory: directory)
+            let first = try wrk.measure(base: base, route: routes.staticRoute)
             for route in [routes.subscribers, routes.publish, routes.status] {
-                rates.append((route.name, try measure(base: base, route: route)))
+                rates.append((route.name, try wrk.measure(base: base, route: route)))
             }
-            let last = try measure(base: base, route: routes.staticRoute)
+            let last = try wrk.measure(base: base, route: routes.staticRoute)
             let yardstick = (first.rate + last.rate) / 2
             say("")
             say("round \(round): static route \(Int(first.rate))/s before, \(Int(last.rate))/s after (yardstick: their mean, \(Int(yardstick))/s)")
@@ -88,17 +89,10 @@ struct APIBench: AsyncParsableCommand {
         say("herald RSS after the run: \(String(format: "%.1f", child.rssMiB() ?? 0)) MiB (peak \(String(format: "%.1f", child.peakRSSMiB() ?? 0)) MiB)")
     }
 
-    /// One route for wrk: a name for the table, a path and a Lua script (nil: a plain GET).
-    struct Route {
-        let name: String
-        let path: String
-        let script: String?
-    }
-
     /// The four routes; POST bodies come from Lua scripts, registrations with a new webhook
     /// URL per request (one wrk thread per Lua state, so the counter is distinct per thread and
     /// the thread's id keeps threads apart).
-    private func scripts(round: Int) throws -> (staticRoute: Route, subscribers: Route, publish: Route, status: Route) {
+    private func scripts(round: Int) throws -> (staticRoute: Wrk.Route, subscribers: Wrk.Route, publish: Wrk.Route, status: Wrk.Route) {
         let subscribers = directory + "/subscribers-\(round).lua"
         try """
             local n = 0
@@ -121,48 +115,10 @@ struct APIBench: AsyncParsableCommand {
             wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
             """.write(toFile: publish, atomically: true, encoding: .utf8)
         return (
-            Route(name: "GET /crossdomain.xml", path: "/crossdomain.xml", script: nil),
-            Route(name: "POST /subscribers (new webhook each)", path: "/subscribers", script: subscribers),
-            Route(name: "POST /event/bench (no subscribers)", path: "/event/bench", script: publish),
-            Route(name: "GET /status", path: "/status", script: nil)
+            Wrk.Route(name: "GET /crossdomain.xml", path: "/crossdomain.xml", script: nil),
+            Wrk.Route(name: "POST /subscribers (new webhook each)", path: "/subscribers", script: subscribers),
+            Wrk.Route(name: "POST /event/bench (no subscribers)", path: "/event/bench", script: publish),
+            Wrk.Route(name: "GET /status", path: "/status", script: nil)
         )
-    }
-
-    /// What wrk reported for one route.
-    struct WrkResult {
-        var rate = 0.0
-        var latency = "?"
-        var errors = 0
-    }
-
-    /// Runs wrk on one route and reads its summary.
-    private func measure(base: String, route: Route) throws -> WrkResult {
-        var arguments = ["-t\(threads)", "-c\(connections)", "-d\(seconds)s"]
-        if let script = route.script { arguments += ["-s", script] }
-        arguments.append(base + route.path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: wrk)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        ChildProcess.waitForExit(process)
-        try output.write(toFile: directory + "/wrk-\(route.path.replacingOccurrences(of: "/", with: "_")).txt", atomically: true, encoding: .utf8)
-        var result = WrkResult()
-        for line in output.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if line.hasPrefix("Requests/sec:"), let rate = fields.last.flatMap({ Double($0) }) { result.rate = rate }
-            if fields.first == "Latency", fields.count > 1 { result.latency = String(fields[1]) }
-            if line.contains("Non-2xx or 3xx responses:"), let count = fields.last.flatMap({ Int($0) }) { result.errors += count }
-            if line.contains("Socket errors:") { result.errors += Self.socketErrors(String(line)) }
-        }
-        guard result.rate > 0 else { throw BenchError("wrk reported no rate for \(route.path):\n\(output)") }
-        return result
-    }
-
-    /// Sums `Socket errors: connect 0, read 0, write 0, timeout 0`.
-    static func socketErrors(_ line: String) -> Int {
-        line.split(separator: ",").compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
     }
 }
