@@ -3,7 +3,8 @@ import Foundation
 import HeraldTestSupport
 
 /// `herald-bench api`: the HTTP API's request rate under wrk, each route as a ratio to the
-/// static `GET /crossdomain.xml` of the same Herald in the same run (issue 20).
+/// static `GET /crossdomain.xml` of the same Herald in the same run (issue 20), beside the floor
+/// of a write: the same `POST /subscribers` refused before anything is written (issue 44).
 ///
 /// The static route is measured first and last; every other route is divided by the mean of
 /// the two, so a machine that gets busier during the run shows as a gap between them.
@@ -71,7 +72,7 @@ struct APIBench: AsyncParsableCommand {
             var rates: [(name: String, result: Wrk.Result)] = []
             let wrk = Wrk(binary: self.wrk, threads: threads, connections: connections, seconds: seconds, directory: directory)
             let first = try wrk.measure(base: base, route: routes.staticRoute)
-            for route in [routes.subscribers, routes.publish, routes.status] {
+            for route in [routes.refused, routes.subscribers, routes.publish, routes.status] {
                 rates.append((route.name, try wrk.measure(base: base, route: route)))
             }
             let last = try wrk.measure(base: base, route: routes.staticRoute)
@@ -92,7 +93,17 @@ struct APIBench: AsyncParsableCommand {
     /// The four routes; POST bodies come from Lua scripts, registrations with a new webhook
     /// URL per request (one wrk thread per Lua state, so the counter is distinct per thread and
     /// the thread's id keeps threads apart).
-    private func scripts(round: Int) throws -> (staticRoute: Wrk.Route, subscribers: Wrk.Route, publish: Wrk.Route, status: Wrk.Route) {
+    private func scripts(round: Int) throws -> (
+        staticRoute: Wrk.Route, refused: Wrk.Route, subscribers: Wrk.Route, publish: Wrk.Route, status: Wrk.Route
+    ) {
+        // The floor of a write (issue 44): the same POST, refused before anything is written (a
+        // token the provider does not take), so it costs the request and none of the commit.
+        let refused = directory + "/refused.lua"
+        try """
+            wrk.method = "POST"
+            wrk.body = "proto=http&token=not-a-url"
+            wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+            """.write(toFile: refused, atomically: true, encoding: .utf8)
         let subscribers = directory + "/subscribers-\(round).lua"
         try """
             local n = 0
@@ -116,6 +127,7 @@ struct APIBench: AsyncParsableCommand {
             """.write(toFile: publish, atomically: true, encoding: .utf8)
         return (
             Wrk.Route(name: "GET /crossdomain.xml", path: "/crossdomain.xml", script: nil),
+            Wrk.Route(name: "POST /subscribers refused (400, the floor: no write)", path: "/subscribers", script: refused),
             Wrk.Route(name: "POST /subscribers (new webhook each)", path: "/subscribers", script: subscribers),
             Wrk.Route(name: "POST /event/bench (no subscribers)", path: "/event/bench", script: publish),
             Wrk.Route(name: "GET /status", path: "/status", script: nil)
