@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldHTTP2
+import HeraldWebhook
 import HTTPTypes
 import Logging
 import NIOCore
@@ -60,7 +61,7 @@ public struct FCMProvider: PushProvider {
         self.httpClient = httpClient
         self.tokens = FCMAccessTokenSource(
             signer: signer,
-            exchanger: FCMTokenExchanger(client: httpClient, url: tokenEndpoint, timeout: settings.requestTimeout),
+            endpoint: OAuthTokenEndpoint(client: httpClient, url: tokenEndpoint, timeout: settings.requestTimeout),
             logger: logger)
         self.logger = logger
     }
@@ -145,7 +146,7 @@ public struct FCMProvider: PushProvider {
         do {
             return try await tokens.current()
         } catch {
-            let outcome = FCMResponseTable.outcome(for: error)
+            let outcome = error.deliveryOutcome
             for index in indices { report(index, outcome) }
             return nil
         }

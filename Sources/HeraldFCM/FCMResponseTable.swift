@@ -47,21 +47,6 @@ public enum FCMResponseTable {
         }
     }
 
-    /// The outcome of a send that could not get an access token.
-    public static func outcome(for error: FCMTokenError) -> DeliveryOutcome {
-        switch error.code {
-        case .transport:
-            return DeliveryOutcome(.transient, reason: error.description)
-        case .rejected(let status, _, _, let retryAfter) where status == 429 || status >= 500:
-            return DeliveryOutcome(.transient, reason: error.description, status: status, retryAfter: RetryAfter.parse(retryAfter))
-        case .rejected(let status, _, _, _), .malformedResponse(let status):
-            // invalid_grant, invalid_client, invalid_scope, ...: the service account or token_uri is wrong.
-            return DeliveryOutcome(.configurationFailure, reason: error.description, status: status)
-        case .signing:
-            return DeliveryOutcome(.configurationFailure, reason: error.description)
-        }
-    }
-
     /// Whether an `INVALID_ARGUMENT` blames the registration token (§11.2): a field violation on
     /// `message.token`, or a message naming the registration token.
     static func isAboutToken(_ error: ErrorBody) -> Bool {

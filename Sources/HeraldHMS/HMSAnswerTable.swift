@@ -103,19 +103,6 @@ public enum HMSAnswerTable {
         }
     }
 
-    /// The outcome of a batch that could not get an access token.
-    public static func outcome(for error: HMSTokenError) -> DeliveryOutcome {
-        switch error.code {
-        case .transport:
-            return DeliveryOutcome(.transient, reason: error.description)
-        case .rejected(let status, _, _, let retryAfter) where status == 429 || status >= 500:
-            return DeliveryOutcome(.transient, reason: error.description, status: status, retryAfter: RetryAfter.parse(retryAfter))
-        case .rejected(let status, _, _, _), .malformedResponse(let status):
-            // A wrong client_id or client_secret, or a token_endpoint that is not Huawei's.
-            return DeliveryOutcome(.configurationFailure, reason: error.description, status: status)
-        }
-    }
-
     /// The outcome of an answer without a code (or with one this table does not know), by HTTP status.
     private static func outcome(status: Int, reason: String, retryAfter: String?) -> DeliveryOutcome {
         switch status {

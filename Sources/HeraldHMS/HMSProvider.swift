@@ -217,7 +217,7 @@ public struct HMSProvider: PushProvider {
         do {
             accessToken = try await tokens.current()
         } catch {
-            let outcome = HMSAnswerTable.outcome(for: error)
+            let outcome = error.deliveryOutcome
             for recipient in recipients { report(recipient.index, outcome) }
             return
         }
