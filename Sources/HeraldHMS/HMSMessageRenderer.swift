@@ -37,16 +37,12 @@ public struct HMSMessageRenderer: Sendable {
 
     /// Renders one variant (language, silence, badge); `now` is Unix seconds, for `ttl` and `expiration`.
     public func render(_ event: PublishedEvent, for variant: MessageVariant, now: Int64) -> RenderResult<HMSMessage> {
-        var ttl: Int64?
-        if let expiration = event.expiration {
-            guard expiration > now else {
-                return .fail(DeliveryOutcome(.messageFailure, reason: "Expired"))
-            }
-            ttl = expiration - now
-        } else if let seconds = event.ttl {
-            ttl = Int64(seconds)
+        let ttl: Int64?
+        switch event.timeToLive(at: now) {
+        case .expired: return .fail(DeliveryOutcome(.messageFailure, reason: "Expired"))
+        case .unlimited: ttl = nil
+        case .seconds(let seconds): ttl = max(0, min(seconds, Self.maximumTTLSeconds))
         }
-        ttl = ttl.map { max(0, min($0, Self.maximumTTLSeconds)) }
 
         let title = variant.silent ? nil : event.title.resolve(lang: variant.lang)
         let body = variant.silent ? nil : event.message.resolve(lang: variant.lang)
