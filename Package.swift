@@ -186,6 +186,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // gorush's `POST /api/push` on the main port (compat.md §6), on the intake.

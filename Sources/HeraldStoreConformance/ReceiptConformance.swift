@@ -85,6 +85,72 @@ public enum ReceiptConformance {
         }
     }
 
+    /// many publishes at once, to events with and without subscribers, each answered as if alone; one whose id is taken fails alone
+    ///
+    /// Concurrent publishes may share one commit (a group commit): each caller must still get its
+    /// own job or none, its own receipt, and the statistics must count every publish once; a
+    /// publish the database refuses (its receipt's id is taken) must fail without its batch-mates.
+    public static func concurrentPublishesAnswerEachCaller(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 2)
+            for id in ids {
+                _ = try await store.subscribe(id, to: event("heard"), ignoreMessage: false, now: TestTime.t0)
+                _ = try await store.subscribe(id, to: event("loud"), ignoreMessage: false, now: TestTime.t0)
+            }
+            let first = request(.subscribers(event("heard")), event: "heard")
+            guard case .queued = try await store.enqueue(first, now: TestTime.t0) else {
+                Issue.record("not queued")
+                return
+            }
+            // The same receipt id as `first`: refused by the store, whatever else commits with it.
+            var takenNotification = sampleNotification("loud")
+            takenNotification.publishID = first.id
+            let taken = PublishRequest(audience: .subscribers(event("loud")), content: .event(takenNotification), origin: .pushd, event: "loud")
+            let others = (0..<90).map { n in
+                let name = ["heard", "loud", "unheard"][n % 3]
+                return request(.subscribers(event(name)), event: name)
+            }
+            let publishes = Array(others[..<45]) + [taken] + Array(others[45...])
+            let outcomes = await withTaskGroup(of: (Int, Result<EnqueueResult, any Error>).self) { group in
+                for (index, publish) in publishes.enumerated() {
+                    group.addTask {
+                        do { return (index, .success(try await store.enqueue(publish, now: TestTime.t0 + 5))) }
+                        catch { return (index, .failure(error)) }
+                    }
+                }
+                var outcomes: [Int: Result<EnqueueResult, any Error>] = [:]
+                for await (index, outcome) in group { outcomes[index] = outcome }
+                return outcomes
+            }
+            var jobs = Set<Int64>()
+            for (index, publish) in publishes.enumerated() {
+                let outcome = try #require(outcomes[index])
+                if index == 45 {
+                    #expect(throws: (any Error).self, "a publish whose receipt id is taken fails") { try outcome.get() }
+                    continue
+                }
+                let receipt = try #require(try await store.receipt(of: publish.id))
+                #expect(receipt.event == publish.event)
+                switch try outcome.get() {
+                case .queued(let jobID):
+                    #expect(publish.event != "unheard")
+                    #expect(jobs.insert(jobID).inserted, "each publish has a job of its own")
+                    #expect(receipt.state == .fanningOut && receipt.audience == 2)
+                case .noAudience:
+                    #expect(publish.event == "unheard")
+                    #expect(receipt.state == .done && receipt.audience == 0)
+                default:
+                    Issue.record("unexpected \(try outcome.get())")
+                }
+            }
+            #expect(jobs.count == 60)
+            #expect(try await store.receipt(of: first.id)?.event == "heard", "the taken id still names the first publish")
+            #expect(try await store.statistics(of: event("heard"))?.total == 31)
+            #expect(try await store.statistics(of: event("loud"))?.total == 30)
+            #expect(try await store.counts().jobs == 61)
+        }
+    }
+
     /// settlements count delivered, failed, dead letters and reasons; retries count from the queue; the last one makes it done
     public static func progressToDone(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

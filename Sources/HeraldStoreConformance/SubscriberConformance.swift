@@ -124,6 +124,62 @@ public enum SubscriberConformance {
         }
     }
 
+    /// many registrations at once, new and known identities, some repeated, some with badges, each answered as if alone
+    ///
+    /// Concurrent registrations may share one commit (a group commit): each caller must still get
+    /// its own subscriber, `created` once per new identity, and what it gave stored.
+    public static func concurrentRegistrationsAnswerEachCaller(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            var known: [Int: SubscriberID] = [:]
+            for n in 0..<40 { known[n] = try await store.register(apns(n, fields: SubscriberFields(lang: "fr")), now: TestTime.t0).subscriber.id }
+            // 40 known identities refreshed, 80 new ones, and 20 of the new ones three times over.
+            let registrations: [SubscriberRegistration] =
+                (0..<40).map { apns($0, fields: SubscriberFields(lang: "de", badge: $0 % 2 == 0 ? "\($0)" : nil)) }
+                + (100..<180).map { apns($0, fields: SubscriberFields(lang: "it", badge: $0 % 3 == 0 ? "\($0)" : nil)) }
+                + (200..<240).map { apns(100 + $0 % 20, fields: SubscriberFields(lang: "it")) }
+            let answers = try await withThrowingTaskGroup(of: (Int, Subscriber, Bool).self) { group in
+                for (index, registration) in registrations.enumerated() {
+                    group.addTask {
+                        let answer = try await store.register(registration, now: TestTime.t0 + 10)
+                        return (index, answer.subscriber, answer.created)
+                    }
+                }
+                var answers: [Int: (Subscriber, Bool)] = [:]
+                for try await (index, subscriber, created) in group { answers[index] = (subscriber, created) }
+                return answers
+            }
+            #expect(answers.count == registrations.count)
+            var idsByToken: [String: Set<SubscriberID>] = [:]
+            var createdByToken: [String: Int] = [:]
+            for (index, registration) in registrations.enumerated() {
+                let (subscriber, created) = try #require(answers[index])
+                #expect(subscriber.token == registration.token && subscriber.proto == "apns")
+                #expect(subscriber.fields.lang == registration.fields.lang)
+                if let badge = registration.fields.badge { #expect(subscriber.fields.badge == badge) }
+                idsByToken[registration.token, default: []].insert(subscriber.id)
+                createdByToken[registration.token, default: 0] += created ? 1 : 0
+            }
+            for n in 0..<40 {
+                let id = try #require(known[n])
+                #expect(idsByToken[apns(n).token] == [id], "a known identity keeps its id")
+                #expect(createdByToken[apns(n).token] == 0)
+                let stored = try #require(try await store.subscriber(id))
+                #expect(stored.fields.lang == "de" && stored.updated == TestTime.t0 + 10)
+                #expect(stored.fields.badge == (n % 2 == 0 ? "\(n)" : nil))
+            }
+            for n in 100..<180 {
+                let ids = try #require(idsByToken[apns(n).token])
+                #expect(ids.count == 1, "one subscriber per identity")
+                #expect(createdByToken[apns(n).token] == 1, "created once")
+                let id = try #require(ids.first)
+                let stored = try #require(try await store.subscriber(id))
+                #expect(stored.token == apns(n).token && stored.fields.lang == "it")
+                if n % 3 == 0 { #expect(stored.fields.badge == "\(n)") }
+            }
+            #expect(try await store.counts().subscribers == 120)
+        }
+    }
+
     /// unknown ids are not found
     public static func unknownSubscriber(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

@@ -22,20 +22,17 @@ extension PostgresStore {
         if case .subscribers(let event) = publish.audience, publish.idempotency == nil, (publish.dueAt ?? now) <= now {
             // The event's announcement goes with the statement when it fits a notification's payload.
             var announcement: String?
-            if case .event(let published) = publish.content, let message = try? WakeUpMessage.event(published).payload(from: nodeID),
-                message.utf8.count <= WakeUpMessage.payloadLimit
-            {
-                announcement = message
+            // The stored JSON of the event is its announcement's too: written once.
+            if let json = encoded.notification {
+                let message = WakeUpMessage.eventPayload(json: json, from: nodeID)
+                if message.utf8.count <= WakeUpMessage.payloadLimit { announcement = message }
             }
             let statement = EventPublishStatement(
                 event: event.rawValue, notification: encoded.notification, payload: encoded.payload, now: now,
                 origin: publish.origin.rawValue, publishID: publish.id, receiptEvent: publish.event,
                 channel: configuration.channel, jobsWakeUp: try WakeUpMessage.jobs.payload(from: nodeID), announcement: announcement)
-            let jobID = try await withConnection { connection -> Int64? in
-                var jobID: Int64?
-                for try await row in try await connection.execute(statement, logger: logger) { jobID = row }
-                return jobID
-            }
+            // Concurrent publishes on this node are committed together (``eventPublishCommit``).
+            let jobID = try await eventPublishCommit.submit(statement) { batch in await self.commitEventPublishes(batch) }
             if jobID != nil { wakeUpHub.yield(.jobs) }
             if case .event(let published) = publish.content {
                 if announcement != nil {
@@ -329,6 +326,50 @@ extension PostgresStore {
                     """, logger: logger)
             }
             return inserted
+        }
+    }
+}
+
+extension PostgresStore {
+    /// Commits a batch of publishes gathered by ``eventPublishCommit``: one statement
+    /// (``EventPublishBatchStatement``), or the publish's own when it is alone. When the server
+    /// refuses the batch's statement nothing of it was written, and each runs alone, so that only a
+    /// publish at fault fails; when the connection fails, the batch fails.
+    func commitEventPublishes(_ batch: [EventPublishStatement]) async -> [Result<Int64?, any Error>] {
+        let logger = self.logger
+        if batch.count > 1 {
+            let statement = EventPublishBatchStatement(publishes: batch)
+            do {
+                let rows = try await withConnection { connection in
+                    var rows: [EventPublishBatchStatement.Row] = []
+                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                    return rows
+                }
+                var jobIDs = [Int64?](repeating: nil, count: batch.count)
+                for (ord, jobID) in rows { jobIDs[Int(ord) - 1] = jobID }
+                return jobIDs.map { .success($0) }
+            } catch is PostgresQueryError {
+                // Refused as a whole: nothing of the batch was written; each runs alone below.
+            } catch {
+                return Array(repeating: .failure(error), count: batch.count)
+            }
+        }
+        do {
+            return try await withConnection { connection in
+                var answers: [Result<Int64?, any Error>] = []
+                for statement in batch {
+                    do {
+                        var jobID: Int64?
+                        for try await row in try await connection.execute(statement, logger: logger) { jobID = row }
+                        answers.append(.success(jobID))
+                    } catch let error as PSQLError where error.code == .server {
+                        answers.append(.failure(Self.storeError(error)))
+                    }
+                }
+                return answers
+            }
+        } catch {
+            return Array(repeating: .failure(error), count: batch.count)
         }
     }
 }

@@ -5,13 +5,91 @@ import PostgresNIO
 
 extension PostgresStore {
     /// Refreshes the subscriber with the registration's `(proto, identity)`, else inserts a new
-    /// one, in one statement (``register(_:now:makeID:on:logger:)``): one round trip and an
-    /// implicit transaction, where `BEGIN`, a refresh, an insert and `COMMIT` took four.
+    /// one. Concurrent registrations on this node are committed together (``registrationCommit``):
+    /// one statement for the batch (``RegistrationBatchStatement``), one round trip and one commit,
+    /// each caller answered once its own row is committed.
     public func register(_ registration: SubscriberRegistration, now: Int64) async throws -> (subscriber: Subscriber, created: Bool) {
+        try await registrationCommit.submit(RegistrationStatement(registration: registration, id: makeID(), now: now)) { batch in
+            await self.commitRegistrations(batch)
+        }
+    }
+
+    /// Commits a batch of registrations gathered by ``registrationCommit``: in one statement, then
+    /// alone those it could not take (a second registration of one `(proto, identity)`). When the
+    /// server refuses the batch's statement nothing of it was written, and each runs alone, so that
+    /// only a registration at fault fails; when the connection fails, the batch fails.
+    func commitRegistrations(_ batch: [RegistrationStatement]) async -> [Result<(subscriber: Subscriber, created: Bool), any Error>] {
+        let logger = self.logger
+        guard batch.count > 1 else {
+            do { return try await register(batch, alone: [0]) } catch { return [.failure(error)] }
+        }
+        // One registration per identity in the statement, and drawn ids distinct within it, so
+        // that an identity or an id names one registration.
+        var identities = Set<IdentityKey>()
+        var drawn = Set<SubscriberID>()
+        var taken: [Int] = []
+        var statement: [RegistrationStatement] = []
+        for (index, registration) in batch.enumerated() {
+            let key = IdentityKey(proto: registration.registration.proto, identity: registration.registration.identity)
+            guard identities.insert(key).inserted else { continue }
+            var registration = registration
+            while !drawn.insert(registration.id).inserted { registration.id = makeID() }
+            taken.append(index)
+            statement.append(registration)
+        }
+        var answers = [Result<(subscriber: Subscriber, created: Bool), any Error>?](repeating: nil, count: batch.count)
+        let batchStatement = RegistrationBatchStatement(registrations: statement)
+        do {
+            let rows = try await withConnection { connection in
+                var rows: [RegistrationBatchStatement.Row] = []
+                for try await row in try await connection.execute(batchStatement, logger: logger) { rows.append(row) }
+                return rows
+            }
+            for (ord, created, columns) in rows {
+                let position = Int(ord) - 1
+                answers[taken[position]] = .success(Self.registered(statement[position], created: created, columns: columns))
+            }
+        } catch is PostgresQueryError {
+            // Refused as a whole: nothing of the batch was written; each runs alone below.
+        } catch {
+            return Array(repeating: .failure(error), count: batch.count)
+        }
+        let unsettled = answers.indices.filter { answers[$0] == nil }
+        if !unsettled.isEmpty {
+            do {
+                for (index, answer) in zip(unsettled, try await register(batch, alone: unsettled)) { answers[index] = answer }
+            } catch {
+                for index in unsettled { answers[index] = .failure(error) }
+            }
+        }
+        return answers.map { $0! }
+    }
+
+    /// A subscriber's `(proto, identity)`, unique among subscribers.
+    private struct IdentityKey: Hashable {
+        let proto: String
+        let identity: String
+    }
+
+    /// Runs the registrations of `batch` at `indices` one statement each, on one connection, and
+    /// answers each with its own outcome (a refused one fails alone).
+    private func register(
+        _ batch: [RegistrationStatement], alone indices: [Int]
+    ) async throws -> [Result<(subscriber: Subscriber, created: Bool), any Error>] {
         let makeID = self.makeID
         let logger = self.logger
         return try await withConnection { connection in
-            try await Self.register(registration, now: now, makeID: makeID, on: connection, logger: logger)
+            var answers: [Result<(subscriber: Subscriber, created: Bool), any Error>] = []
+            for index in indices {
+                let statement = batch[index]
+                do {
+                    answers.append(.success(try await Self.register(
+                        statement.registration, now: statement.now, makeID: makeID, on: connection, logger: logger)))
+                } catch let error as PSQLError where error.code == .server {
+                    answers.append(.failure(Self.storeError(error)))
+                }
+            }
+            return answers
         }
     }
 
@@ -49,23 +127,34 @@ extension PostgresStore {
     static func register(
         _ registration: SubscriberRegistration, now: Int64, makeID: @Sendable () -> SubscriberID, on connection: PostgresConnection, logger: Logger
     ) async throws -> (subscriber: Subscriber, created: Bool) {
-        let fields = registration.fields
         for _ in 0..<idDraws {
-            let id = makeID()
+            let statement = RegistrationStatement(registration: registration, id: makeID(), now: now)
             var answer: RegistrationStatement.Row?
-            for try await row in try await connection.execute(RegistrationStatement(registration: registration, id: id, now: now), logger: logger) {
+            for try await row in try await connection.execute(statement, logger: logger) {
                 answer = row
             }
             guard let (created, columns) = answer else { continue }
-            if created {
-                return (Subscriber(id: id, proto: registration.proto, token: registration.token, fields: fields, created: now, updated: now), true)
-            }
-            // The returned badge is the one before the statement (all its parts see one snapshot).
-            var subscriber = PostgresCodec.subscriber(columns)
-            if let badge = fields.badge { subscriber.fields.badge = badge }
-            return (subscriber, false)
+            return registered(statement, created: created, columns: columns)
         }
         throw StoreError.idExhausted
+    }
+
+    /// The answer to `statement` from its row: a new subscriber is what the registration says; a
+    /// refreshed one is its stored row, with the badge the registration gave (the row's badge was
+    /// read before the statement: all its parts see one snapshot).
+    static func registered(
+        _ statement: RegistrationStatement, created: Bool, columns: PostgresCodec.SubscriberTuple
+    ) -> (subscriber: Subscriber, created: Bool) {
+        let registration = statement.registration
+        let fields = registration.fields
+        if created {
+            return (Subscriber(
+                id: statement.id, proto: registration.proto, token: registration.token, fields: fields,
+                created: statement.now, updated: statement.now), true)
+        }
+        var subscriber = PostgresCodec.subscriber(columns)
+        if let badge = fields.badge { subscriber.fields.badge = badge }
+        return (subscriber, false)
     }
 
     /// Stores `badge` as the badge of the subscriber `id`, whose row the caller's transaction

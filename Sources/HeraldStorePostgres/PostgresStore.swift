@@ -20,6 +20,12 @@ import Synchronization
 public final class PostgresStore: HeraldStore {
     /// How many fresh ids a registration draws before giving up (§3.1).
     static let idDraws = 10
+    /// The most writes a group commit puts in one statement: enough for every connection of a
+    /// busy node's clients, few enough that one statement stays a millisecond or two.
+    static let groupCommitMaxBatch = 256
+    /// The batches of one kind committed at once: one, so that under load a batch gathers every
+    /// write that arrived during the one before it.
+    static let groupCommitMaxLeaders = 1
 
     let configuration: PostgresStoreConfiguration
     let client: PostgresClient
@@ -36,6 +42,13 @@ public final class PostgresStore: HeraldStore {
     let pageJoins = Mutex(AudiencePageJoins())
     /// Set while the notification listener is subscribed (tests wait for it).
     let listening = ListeningFlag()
+    /// Gathers this node's concurrent registrations into one statement each batch.
+    let registrationCommit = PostgresGroupCommit<RegistrationStatement, (subscriber: Subscriber, created: Bool)>(
+        maxBatch: PostgresStore.groupCommitMaxBatch, maxLeaders: PostgresStore.groupCommitMaxLeaders)
+    /// Gathers this node's concurrent publishes to events (sent now, without an idempotency key)
+    /// into one statement each batch.
+    let eventPublishCommit = PostgresGroupCommit<EventPublishStatement, Int64?>(
+        maxBatch: PostgresStore.groupCommitMaxBatch, maxLeaders: PostgresStore.groupCommitMaxLeaders)
 
     /// Whether this node currently receives the other nodes' notifications.
     var isListening: Bool { listening.value }

@@ -46,7 +46,7 @@ struct RegistrationStatement: PostgresPreparedStatement {
     static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .text, .text, .int8, .text, .text, .text, .text]
 
     let registration: SubscriberRegistration
-    let id: SubscriberID
+    var id: SubscriberID
     let now: Int64
 
     func makeBindings() throws -> PostgresBindings {

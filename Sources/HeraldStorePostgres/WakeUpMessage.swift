@@ -22,14 +22,21 @@ enum WakeUpMessage: Sendable {
         switch self {
         case .jobs: "\(node)|jobs"
         case .deliveries: "\(node)|deliveries"
-        case .event(let event): "\(node)|event|" + (try Self.eventJSON(event))
+        case .event(let event): Self.eventPayload(json: try Self.eventJSON(event), from: node)
         case .eventReference(let id): "\(node)|eventref|\(id)"
         }
     }
 
-    /// The event as JSON text.
+    /// The payload of ``event(_:)`` for an event already written as JSON by ``eventJSON(_:)``, as
+    /// the event's stored form is, without writing it again.
+    static func eventPayload(json: String, from node: String) -> String {
+        "\(node)|event|" + json
+    }
+
+    /// The event as JSON text: its stored form (``PostgresCodec/encode(_:)``), so that a publish
+    /// writes it once for both.
     static func eventJSON(_ event: PublishedEvent) throws -> String {
-        String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
+        try PostgresCodec.encode(event)
     }
 
     /// Reads an event written by ``eventJSON(_:)``.

@@ -31,6 +31,8 @@ struct SubscriberConformanceTests {
     func registerStoresAGivenBadge() async throws { try await SubscriberConformance.registerStoresAGivenBadge(backend) }
     @Test("the same identity registered many times at once is one subscriber, created once")
     func concurrentRegistrationsOfOneIdentity() async throws { try await SubscriberConformance.concurrentRegistrationsOfOneIdentity(backend) }
+    @Test("many registrations at once, new and known identities, some repeated, some with badges, each answered as if alone")
+    func concurrentRegistrationsAnswerEachCaller() async throws { try await SubscriberConformance.concurrentRegistrationsAnswerEachCaller(backend) }
     @Test("unknown ids are not found")
     func unknownSubscriber() async throws { try await SubscriberConformance.unknownSubscriber(backend) }
     @Test("update merges fields, sets updated and resets the failure counter")
@@ -97,6 +99,8 @@ struct ReceiptConformanceTests {
     func cancel() async throws { try await ReceiptConformance.cancel(backend) }
     @Test("an idempotency key repeats the first publish within its window, refuses another request, and expires")
     func idempotency() async throws { try await ReceiptConformance.idempotency(backend) }
+    @Test("many publishes at once, to events with and without subscribers, each answered as if alone; one whose id is taken fails alone")
+    func concurrentPublishesAnswerEachCaller() async throws { try await ReceiptConformance.concurrentPublishesAnswerEachCaller(backend) }
     @Test("publishes sent at once with one idempotency key publish once; the others repeat it")
     func concurrentIdempotency() async throws { try await ReceiptConformance.concurrentIdempotency(backend) }
     @Test("pruning deletes old finished receipts, forgets old keys, and finishes publishes with nothing left")

@@ -1,3 +1,4 @@
+import DequeModule
 import HeraldCore
 import Logging
 import NIOCore
@@ -34,12 +35,16 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
         let outlet: Outlet
     }
 
-    /// A published event as it was sent.
+    /// A published event kept for replay.
     private struct Logged {
         let sequence: UInt64
         let at: ContinuousClock.Instant
-        let event: String
-        let message: ByteBuffer
+        let notification: PublishedEvent
+        /// The message as it was sent, when the event had listeners; one nobody heard is rendered
+        /// only if it is replayed, which most never are.
+        let message: ByteBuffer?
+
+        var event: String { notification.event }
     }
 
     private struct State {
@@ -48,8 +53,8 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
         var byEvent: [String: Set<Int>] = [:]
         var closed = false
         var nextSequence: UInt64 = 1
-        /// The recent events, oldest first.
-        var log: [Logged] = []
+        /// The recent events, oldest first (a deque: each publish drops the oldest once it is full).
+        var log = Deque<Logged>()
     }
 
     /// The most events kept for replay, whatever the window: a bound on memory.
@@ -145,11 +150,12 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
                 // reported, and the caller ends it.
                 let wanted = Set(events)
                 for logged in state.log where logged.sequence > after && wanted.contains(logged.event) && now - logged.at <= replayWindow {
+                    let message = logged.message ?? message(logged.sequence, json: logged.notification.eventJSON(includeText: true))
                     switch outlet {
                     case .stream(let continuation):
-                        if case .dropped = continuation.yield(logged.message) { return .overflowed(id) }
+                        if case .dropped = continuation.yield(message) { return .overflowed(id) }
                     case .channel(let channel):
-                        channel.send(logged.message)
+                        channel.send(message)
                     }
                 }
             }
@@ -171,20 +177,21 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
     /// for the replay window.
     public func publish(_ notification: PublishedEvent) {
         let replaying = replayWindow > .zero
-        let json = notification.eventJSON(includeText: true)
+        // Rendered outside the lock when the event has listeners now; one that gains its first
+        // listener meanwhile is rendered under it.
+        let json = hasListeners(notification.event) ? notification.eventJSON(includeText: true) : nil
         let now = ContinuousClock.now
         let (line, targets) = state.withLock { state -> (ByteBuffer?, [(Int, Outlet)]) in
             let ids = state.byEvent[notification.event]
             guard replaying || ids != nil else { return (nil, []) }
             let sequence = state.nextSequence
             state.nextSequence += 1
-            let line = ByteBuffer(string: "id: \(epoch)-\(sequence)\ndata: \(json)\n\n")
+            let line = ids.map { _ in message(sequence, json: json ?? notification.eventJSON(includeText: true)) }
             if replaying {
-                var expired = 0
-                while expired < state.log.count, now - state.log[expired].at > replayWindow { expired += 1 }
-                if state.log.count - expired >= Self.maxReplayEvents { expired += state.log.count - expired - Self.maxReplayEvents + 1 }
-                if expired > 0 { state.log.removeFirst(expired) }
-                state.log.append(Logged(sequence: sequence, at: now, event: notification.event, message: line))
+                while let oldest = state.log.first, now - oldest.at > replayWindow || state.log.count >= Self.maxReplayEvents {
+                    state.log.removeFirst()
+                }
+                state.log.append(Logged(sequence: sequence, at: now, notification: notification, message: line))
             }
             return (line, (ids ?? []).compactMap { id in state.listeners[id].map { (id, $0.outlet) } })
         }
@@ -192,6 +199,16 @@ public final class EventStreamHub: Service, Sendable, CustomStringConvertible {
         for (id, outlet) in targets {
             deliver(line, to: outlet, id: id)
         }
+    }
+
+    /// Whether anyone listens to `event` now.
+    private func hasListeners(_ event: String) -> Bool {
+        state.withLock { $0.byEvent[event] != nil }
+    }
+
+    /// The message of the event numbered `sequence`, whose JSON is `json`.
+    private func message(_ sequence: UInt64, json: String) -> ByteBuffer {
+        ByteBuffer(string: "id: \(epoch)-\(sequence)\ndata: \(json)\n\n")
     }
 
     public func run() async throws {
