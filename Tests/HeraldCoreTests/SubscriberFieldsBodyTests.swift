@@ -44,6 +44,12 @@ struct SubscriberFieldsBodyTests {
         #expect(throws: PayloadError.invalidValue("badge")) { try SubscriberFields.parse(from: form("badge=1&badge=2")) }
     }
 
+    @Test("a text with a NUL character is refused: PostgreSQL cannot store it, so no backend takes it")
+    func nulCharacter() {
+        #expect(throws: PayloadError.invalidValue("category")) { try SubscriberFields.parse(from: form("lang=fr&category=a%00b")) }
+        #expect(throws: PayloadError.invalidValue("lang")) { try SubscriberFields.parse(from: json(#"{"lang":"f\u0000r"}"#)) }
+    }
+
     @Test("unknown keys are ignored whatever their value; a non-object body gives no fields")
     func ignored() throws {
         #expect(try SubscriberFields.parse(from: json(#"{"foo":{},"token":[1]}"#)).isEmpty)
