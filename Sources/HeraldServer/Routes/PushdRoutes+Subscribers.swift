@@ -44,7 +44,7 @@ extension PushdRoutes {
         } catch {
             throw APIError.badRequest(error.reason)
         }
-        let id = try subscriberID(context)
+        let id = subscriberID(context)
         try await requireInScope(id, context)
         guard try await answering({ () async throws(IntakeError) in try await intake.updateSubscriber(id, fields: fields) }) else {
             throw APIError.notFound
@@ -54,7 +54,7 @@ extension PushdRoutes {
 
     /// `DELETE /subscriber/:id` (§4.5).
     func deleteSubscriber(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
-        let id = try subscriberID(context)
+        let id = subscriberID(context)
         try await requireInScope(id, context)
         guard try await answering({ () async throws(IntakeError) in try await intake.deleteSubscriber(id) }) else { throw APIError.notFound }
         return .noContent

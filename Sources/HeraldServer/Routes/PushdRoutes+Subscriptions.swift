@@ -44,7 +44,7 @@ extension PushdRoutes {
             }
         }
         for subscription in subscriptions { try requireEvent(subscription.event, context) }
-        let id = try subscriberID(context)
+        let id = subscriberID(context)
         try await requireInScope(id, context)
         let replaced = try await answering { () async throws(IntakeError) in try await intake.replaceSubscriptions(of: id, with: subscriptions) }
         guard replaced else { throw APIError.notFound }
@@ -67,7 +67,7 @@ extension PushdRoutes {
         let body = try await body(request)
         guard let silent = IgnoreMessage.parse(body["ignore_message"]) else { throw APIError.invalidValue("ignore_message") }
         try requireEvent(event, context)
-        let id = try subscriberID(context)
+        let id = subscriberID(context)
         try await requireInScope(id, context)
         switch try await answering({ () async throws(IntakeError) in try await intake.subscribe(id, to: event, ignoreMessage: silent) }) {
         case .created: return .bare(.created)
@@ -79,7 +79,7 @@ extension PushdRoutes {
     /// `DELETE /subscriber/:id/subscriptions/:event` — unsubscribe (§4.11).
     func unsubscribe(_ request: Request, _ context: HeraldRequestContext) async throws -> Response {
         let event = try eventName(context)
-        let id = try subscriberID(context)
+        let id = subscriberID(context)
         try await requireInScope(id, context)
         guard try await answering({ () async throws(IntakeError) in try await intake.unsubscribe(id, from: event) }) else { throw APIError.notFound }
         return .noContent
