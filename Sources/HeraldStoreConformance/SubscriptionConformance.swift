@@ -25,6 +25,53 @@ public enum SubscriptionConformance {
         }
     }
 
+    /// many subscriptions at once, new and repeated, some of unknown subscribers, each answered as if alone
+    ///
+    /// Concurrent subscriptions may share one commit (a group commit): each caller must still get
+    /// its own answer, `created` once per subscription, and an unknown subscriber none and no event.
+    public static func concurrentSubscriptionsAnswerEachCaller(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store async throws in
+            let ids = try await registerMany(store, count: 30)
+            let unknown = SubscriberID(rawValue: "nobody-here")
+            // Each subscriber to "a" and "b" (to "a" twice), and an unknown one to "a" and to "ghost".
+            var requests: [(id: SubscriberID, event: String, ignore: Bool)] = []
+            for id in ids {
+                requests.append((id, "a", false))
+                requests.append((id, "b", true))
+                requests.append((id, "a", false))
+            }
+            requests.insert((unknown, "a", false), at: 10)
+            requests.insert((unknown, "ghost", false), at: 50)
+            let all = requests
+            let answers = try await withThrowingTaskGroup(of: (Int, SubscribeResult).self) { group in
+                for (index, request) in all.enumerated() {
+                    group.addTask {
+                        (index, try await store.subscribe(request.id, to: event(request.event), ignoreMessage: request.ignore, now: TestTime.t0))
+                    }
+                }
+                var answers: [Int: SubscribeResult] = [:]
+                for try await (index, answer) in group { answers[index] = answer }
+                return answers
+            }
+            var created: [String: Int] = [:]
+            for (index, request) in all.enumerated() {
+                let answer = try #require(answers[index])
+                if request.id == unknown {
+                    #expect(answer == .unknownSubscriber)
+                    continue
+                }
+                #expect(answer != .unknownSubscriber)
+                if answer == .created { created["\(request.id.rawValue)/\(request.event)", default: 0] += 1 }
+            }
+            #expect(created.count == 60 && created.values.allSatisfy { $0 == 1 }, "each subscription created once")
+            #expect(try await store.statistics(of: event("a"))?.subscribers == 30)
+            #expect(try await store.statistics(of: event("b"))?.subscribers == 30)
+            #expect(try await store.statistics(of: event("ghost")) == nil, "an unknown subscriber leaves no event behind")
+            #expect(try await store.subscription(of: ids[3], to: event("b")) == true)
+            #expect(try await store.counts().subscriptions == 60)
+        }
+    }
+
     /// subscribing an unknown subscriber leaves nothing behind
     public static func subscribeUnknown(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store async throws in

@@ -31,19 +31,71 @@ extension PostgresStore {
         }
     }
 
-    /// Subscribes in one transaction, so an unknown subscriber leaves no event behind (§4.10).
+    /// Subscribes, so that an unknown subscriber leaves no event behind (§4.10). Concurrent
+    /// subscriptions on this node are committed together (``subscribeCommit``): one statement for
+    /// the batch (``SubscribeBatchStatement``), one round trip and one commit, each caller
+    /// answered once its own row is committed.
     public func subscribe(_ id: SubscriberID, to event: EventName, ignoreMessage: Bool, now: Int64) async throws -> SubscribeResult {
+        let subscription = SubscribeBatchStatement.Subscription(
+            subscriberID: id.rawValue, event: event.rawValue, ignoreMessage: ignoreMessage, now: now,
+            createsEvent: !PostgresCodec.isSpecial(event.rawValue))
+        return try await subscribeCommit.submit(subscription) { batch in await self.commitSubscriptions(batch) }
+    }
+
+    /// Commits a batch of subscriptions gathered by ``subscribeCommit``: in one statement, then
+    /// alone a second one of the same `(subscriber, event)`. When the server refuses the batch's
+    /// statement (as for an unknown subscriber) nothing of it was written, and each runs alone;
+    /// when the connection fails, the batch fails.
+    func commitSubscriptions(_ batch: [SubscribeBatchStatement.Subscription]) async -> [Result<SubscribeResult, any Error>] {
+        let logger = self.logger
+        var answers = [Result<SubscribeResult, any Error>?](repeating: nil, count: batch.count)
+        if batch.count > 1 {
+            var seen = Set<[String]>()
+            var taken: [Int] = []
+            for (index, subscription) in batch.enumerated() where seen.insert([subscription.subscriberID, subscription.event]).inserted {
+                taken.append(index)
+            }
+            let statement = SubscribeBatchStatement(subscriptions: taken.map { batch[$0] })
+            do {
+                let rows = try await withConnection { connection in
+                    var rows: [SubscribeBatchStatement.Row] = []
+                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                    return rows
+                }
+                for (ord, inserted) in rows { answers[taken[Int(ord) - 1]] = .success(inserted ? .created : .updated) }
+            } catch is PostgresQueryError {
+                // Refused as a whole: nothing of the batch was written; each runs alone below.
+            } catch {
+                return Array(repeating: .failure(error), count: batch.count)
+            }
+        }
+        for index in answers.indices where answers[index] == nil {
+            do {
+                answers[index] = .success(try await subscribeAlone(batch[index]))
+            } catch {
+                answers[index] = .failure(error)
+            }
+        }
+        return answers.map { $0! }
+    }
+
+    /// One subscription in a transaction of its own: the subscriber checked (and kept from being
+    /// deleted until the commit), the subscription upserted, a new one's event created.
+    private func subscribeAlone(_ subscription: SubscribeBatchStatement.Subscription) async throws -> SubscribeResult {
         let logger = self.logger
         return try await withTransaction { connection in
-            guard try await Self.subscriberExists(id.rawValue, lock: true, on: connection, logger: logger) else { return .unknownSubscriber }
+            guard try await Self.subscriberExists(subscription.subscriberID, lock: true, on: connection, logger: logger) else {
+                return .unknownSubscriber
+            }
             // `xmax = 0` tells an inserted row from an updated one.
             let inserted = try await connection.query("""
-                INSERT INTO subscriptions (event, subscriber_id, ignore_message) VALUES (\(event.rawValue), \(id.rawValue), \(ignoreMessage))
+                INSERT INTO subscriptions (event, subscriber_id, ignore_message)
+                VALUES (\(subscription.event), \(subscription.subscriberID), \(subscription.ignoreMessage))
                 ON CONFLICT (event, subscriber_id) DO UPDATE SET ignore_message = excluded.ignore_message
                 RETURNING (xmax = 0)
                 """, logger: logger).map { try $0.decode(Bool.self) }.first ?? false
             guard inserted else { return .updated }
-            try await Self.createEventRow(event.rawValue, now: now, on: connection, logger: logger)
+            try await Self.createEventRow(subscription.event, now: subscription.now, on: connection, logger: logger)
             return .created
         }
     }

@@ -45,6 +45,9 @@ public final class PostgresStore: HeraldStore {
     /// Gathers this node's concurrent registrations into one statement each batch.
     let registrationCommit = PostgresGroupCommit<RegistrationStatement, (subscriber: Subscriber, created: Bool)>(
         maxBatch: PostgresStore.groupCommitMaxBatch, maxLeaders: PostgresStore.groupCommitMaxLeaders)
+    /// Gathers this node's concurrent subscriptions into one statement each batch.
+    let subscribeCommit = PostgresGroupCommit<SubscribeBatchStatement.Subscription, SubscribeResult>(
+        maxBatch: PostgresStore.groupCommitMaxBatch, maxLeaders: PostgresStore.groupCommitMaxLeaders)
     /// Gathers this node's concurrent publishes to events (sent now, without an idempotency key)
     /// into one statement each batch.
     let eventPublishCommit = PostgresGroupCommit<EventPublishStatement, Int64?>(

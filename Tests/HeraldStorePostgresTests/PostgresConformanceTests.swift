@@ -55,6 +55,8 @@ struct SubscriptionConformanceTests {
     func subscribe() async throws { try await SubscriptionConformance.subscribe(backend) }
     @Test("subscribing an unknown subscriber leaves nothing behind")
     func subscribeUnknown() async throws { try await SubscriptionConformance.subscribeUnknown(backend) }
+    @Test("many subscriptions at once, new and repeated, some of unknown subscribers, each answered as if alone")
+    func concurrentSubscriptionsAnswerEachCaller() async throws { try await SubscriptionConformance.concurrentSubscriptionsAnswerEachCaller(backend) }
     @Test("subscriptions are listed in byte order with their options")
     func subscriptionsSorted() async throws { try await SubscriptionConformance.subscriptionsSorted(backend) }
     @Test("unsubscribe deletes the event with its last subscription")
