@@ -158,7 +158,10 @@ extension HTTP2Connection {
         self.loopState.value.phase = .connecting
         self.logger.debug(
             "opening HTTP/2 connection",
-            metadata: ["h2.host": "\(self.settings.host)", "h2.port": "\(self.settings.port)", "h2.tls": "\(self.settings.sslContext != nil)"]
+            metadata: [
+                "h2.host": "\(self.settings.host)", "h2.port": "\(self.settings.port)", "h2.tls": "\(self.settings.sslContext != nil)",
+                "h2.engine": "\(self.settings.engine)",
+            ]
         )
 
         let readyDeadline = NIODeadline.now() + self.settings.connectTimeout
