@@ -604,6 +604,7 @@ let package = Package(
             name: "HeraldHTTP2Tests",
             dependencies: [
                 "HeraldHTTP2",
+                "CNGHTTP2",
                 "HeraldSimulators",
                 "HeraldTestFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -106,6 +106,43 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
+    @Test("bodies larger than the flow-control windows cross both ways, on many streams at once", arguments: HTTP2Engine.allCases)
+    func largeBodies(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        // 150 KB each: more than a stream's window (64 KB) and, together, many times the connection's.
+                        let body = String(repeating: "\(index % 10)", count: 150_000)
+                        let response = try await pool.execute(testRequest(id: "big\(index)", body: body))
+                        #expect(response.status == 200)
+                        #expect(response.body.readableBytes == 150_000)
+                        #expect(String(buffer: response.body) == body)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.statistics.processed.count == 20)
+            let response = try await pool.execute(testRequest(id: "after"))
+            #expect(response.status == 200)
+            #expect(server.statistics.connectionsAccepted == 1)
+        }
+    }
+
+    @Test("an informational response before the final one and trailers after the body are read past", arguments: HTTP2Engine.allCases)
+    func informationalAndTrailers(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
+            let response = try await pool.execute(testRequest("/hints-and-trailers", id: "hinted", body: "hello, trailers"))
+            #expect(response.status == 200)
+            #expect(response.header("x-request-id") == "hinted")
+            #expect(response.header("link") == nil)
+            #expect(response.header("x-checksum") == nil)
+            #expect(String(buffer: response.body) == "hello, trailers")
+            let next = try await pool.execute(testRequest(id: "next"))
+            #expect(next.status == 200)
+        }
+    }
+
     @Test("RST_STREAM REFUSED_STREAM is retried transparently", arguments: HTTP2Engine.allCases)
     func refusedStreamRetried(engine: HTTP2Engine) async throws {
         try await withServerAndPool(engine: engine) { server, pool in
