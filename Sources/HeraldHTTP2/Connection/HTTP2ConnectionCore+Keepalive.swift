@@ -9,6 +9,7 @@ extension HTTP2ConnectionCore {
         }
     }
 
+    /// Sends a PING if nothing was read since the last check, with a timeout for its answer.
     private func keepaliveFired() {
         guard let (context, engine) = self.attachment else { return }
         if self.machine.keepaliveTimerFired() {
@@ -30,6 +31,7 @@ extension HTTP2ConnectionCore {
         }
     }
 
+    /// Cancels every timer of the connection: it is closing, or its handler left the pipeline.
     func cancelTimers() {
         self.readyTimeoutTask?.cancel()
         self.readyTimeoutTask = nil

@@ -76,6 +76,7 @@ extension HTTP2ConnectionCore {
         }
     }
 
+    /// Reports the streams released during a read to the pool, in one call.
     func reportReleases() {
         guard self.releasedWhileReading > 0 else { return }
         let count = self.releasedWhileReading
@@ -92,6 +93,7 @@ extension HTTP2ConnectionCore {
         engine.flush()
     }
 
+    /// Adds a stream to the table, bringing the deadline sweep forward if it expires first.
     private func register(_ stream: HTTP2StreamHandler) {
         self.streams.updateValue(stream, forKey: stream.streamID)
         if self.sweep.map({ stream.deadline < $0.deadline }) ?? true {
@@ -99,6 +101,7 @@ extension HTTP2ConnectionCore {
         }
     }
 
+    /// Replaces the pending sweep with one at `deadline`.
     private func armSweep(at deadline: NIODeadline) {
         guard let context = self.attachment?.context else { return }
         self.sweep?.task.cancel()
@@ -108,6 +111,7 @@ extension HTTP2ConnectionCore {
         self.sweep = (deadline, task)
     }
 
+    /// Fails and resets the streams whose deadline passed, then arms the sweep for the next one.
     private func sweepDeadlines() {
         self.sweep = nil
         let now = NIODeadline.now()

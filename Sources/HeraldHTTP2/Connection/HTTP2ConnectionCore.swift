@@ -19,17 +19,23 @@ final class HTTP2ConnectionCore {
 
     /// The connection's ID in the pool.
     let id: HTTP2ConnectionID
+    /// The pool's shared connection settings.
     let settings: HTTP2ConnectionSettings
+    /// The pool, which hears of readiness, limits, GOAWAY, closure and released streams.
     let delegate: any HTTP2ConnectionDelegate
+    /// Carries the connection's metadata.
     let logger: Logger
+    /// When the server's first SETTINGS frame must have arrived.
     private let readyDeadline: NIODeadline
     /// The payload of our keepalive PINGs, to recognise their acknowledgements.
     let pingData = UInt64.random(in: .min ... .max)
+    /// Readiness, the server's limit, GOAWAY and keepalive decisions.
     var machine: HTTP2ConnectionStateMachine
     /// The engine handler's context and the engine, while the handler is in the pipeline. The
     /// engine is its handler, so this reference cycle lasts exactly as long as the pipeline holds
     /// the handler: `handlerRemoved` ends it.
     var attachment: (context: ChannelHandlerContext, engine: any HTTP2ConnectionEngine)?
+    /// The last error seen on the channel, to explain a close that follows it.
     var lastError: String?
 
     /// Streams not yet released, by ID. Deadlines are checked by sweeping them from one timer per
@@ -43,13 +49,19 @@ final class HTTP2ConnectionCore {
     var flushPending = false
     /// Whether a read is in progress: stream releases wait for its end, to reach the pool at once.
     var reading = false
+    /// Streams released during the current read, reported when it completes.
     var releasedWhileReading = 0
+    /// The requests among them to send again, in order.
     var retriesWhileReading: [HTTP2RequestContext] = []
     /// Whether the engine sent GOAWAY for a connection error: it refuses new streams from then on.
     var sentGoAway = false
+    /// The next deadline sweep, armed for the earliest deadline of the streams in flight.
     var sweep: (deadline: NIODeadline, task: Scheduled<Void>)?
+    /// The next idleness check (once per idle PING interval).
     var keepaliveTask: Scheduled<Void>?
+    /// Closes the connection unless our PING is answered first.
     var pingTimeoutTask: Scheduled<Void>?
+    /// Closes the connection unless the server's first SETTINGS frame arrives first.
     var readyTimeoutTask: Scheduled<Void>?
 
     /// Creates the core of a connection being opened.
