@@ -9,7 +9,7 @@ import Testing
 @Suite("NGHTTP2HeaderList")
 struct NGHTTP2HeaderListTests {
     /// The list as nghttp2 reads it: each field's name, value and whether HPACK may index it.
-    private func fields(of list: inout NGHTTP2HeaderList) -> [(name: String, value: String, indexing: Bool)] {
+    private func fields(of list: NGHTTP2HeaderList) -> [(name: String, value: String, indexing: Bool)] {
         list.withNameValueArray { array, count in
             (0..<count).map { index in
                 let field = array[index]
@@ -38,9 +38,9 @@ struct NGHTTP2HeaderListTests {
             path: "/3/device/abcd", headers: own, preparedHeaders: HTTP2PreparedHeaders(shared),
             uniqueField: HTTP2UniqueField(name: .init("apns-id")!, value: "0E8E4A37-2F94-4A8D-8F0D-3B2B57A6C9F1"))
 
-        var list = NGHTTP2HeaderList()
+        let list = NGHTTP2HeaderList()
         list.fill(with: request, template: settings.headerTemplate, indexingUniqueField: true)
-        let first = self.fields(of: &list)
+        let first = self.fields(of: list)
         #expect(first.map(\.name) == [":method", ":scheme", ":authority", ":path", "apns-topic", "apns-collapse-id", "authorization", "apns-id"])
         #expect(first.map(\.value) == [
             "POST", "http", "127.0.0.1:8443", "/3/device/abcd", "com.example.app", "c1", "bearer abc", "0E8E4A37-2F94-4A8D-8F0D-3B2B57A6C9F1",
@@ -49,7 +49,7 @@ struct NGHTTP2HeaderListTests {
 
         // Refilled for the next request, the list holds only its fields; the unique field is no longer indexed.
         list.fill(with: HTTP2Request(method: .get, path: "/", uniqueField: request.uniqueField), template: settings.headerTemplate, indexingUniqueField: false)
-        let second = self.fields(of: &list)
+        let second = self.fields(of: list)
         #expect(second.map(\.name) == [":method", ":scheme", ":authority", ":path", "apns-id"])
         #expect(second.first?.value == "GET")
         #expect(second.last?.indexing == false)

@@ -36,7 +36,7 @@ final class NGHTTP2ConnectionHandler: ChannelInboundHandler {
     /// what callbacks submit meanwhile goes out with the same drain.
     private var sending = false
     /// The request header fields being handed to nghttp2, reused for every request.
-    var headerList = NGHTTP2HeaderList()
+    let headerList = NGHTTP2HeaderList()
     /// The header block being received: its stream, `:status` and fields, collected field by field
     /// until nghttp2 reports the whole HEADERS frame. Only the response head's are kept; trailers'
     /// fields are dropped. HTTP/2 never interleaves header blocks, so one at a time suffices.
@@ -180,22 +180,39 @@ extension NGHTTP2ConnectionHandler: HTTP2ConnectionEngine {
         // buffer is ours alone again, so clearing keeps its storage instead of allocating.
         self.outbound.clear()
         var wrote = false
+        // What nghttp2 serialized and did not fit the buffer yet; valid until the next mem_send.
+        var pending = UnsafeRawBufferPointer(start: nil, count: 0)
+        // Whether nghttp2 has nothing more to send (0) or failed (negative).
+        var drained = false
+        var failure: Int = 0
         while true {
-            var data: UnsafePointer<UInt8>?
-            let length = nghttp2_session_mem_send(self.session, &data)
-            if length < 0 {
-                let description = Self.describe(Int32(truncatingIfNeeded: length))
-                self.core.recordError(description)
-                self.core.close(reason: .protocolError(description))
-                break
+            // One buffer operation per chunk, nghttp2's frames copied in with raw pointers.
+            self.outbound.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.chunkSize) { space in
+                var offset = 0
+                while offset < space.count {
+                    if pending.isEmpty {
+                        var data: UnsafePointer<UInt8>?
+                        let length = nghttp2_session_mem_send(self.session, &data)
+                        guard length > 0, let data else {
+                            drained = true
+                            failure = length
+                            break
+                        }
+                        pending = UnsafeRawBufferPointer(start: data, count: length)
+                    }
+                    let count = min(pending.count, space.count - offset)
+                    UnsafeMutableRawBufferPointer(rebasing: space[offset..<(offset + count)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: pending[..<count]))
+                    pending = UnsafeRawBufferPointer(rebasing: pending[count...])
+                    offset += count
+                }
+                return offset
             }
-            guard length > 0, let data else { break }
-            self.outbound.writeBytes(UnsafeRawBufferPointer(start: data, count: length))
-            if self.outbound.readableBytes >= Self.chunkSize {
-                context.write(self.wrapOutboundOut(self.outbound), promise: nil)
-                self.outbound = context.channel.allocator.buffer(capacity: Self.chunkSize)
-                wrote = true
-            }
+            guard !drained else { break }
+            // The chunk is full and nghttp2 may have more.
+            context.write(self.wrapOutboundOut(self.outbound), promise: nil)
+            self.outbound = context.channel.allocator.buffer(capacity: Self.chunkSize)
+            wrote = true
         }
         if self.outbound.readableBytes > 0 {
             context.write(self.wrapOutboundOut(self.outbound), promise: nil)
@@ -203,6 +220,11 @@ extension NGHTTP2ConnectionHandler: HTTP2ConnectionEngine {
         }
         if wrote {
             context.flush()
+        }
+        if failure < 0 {
+            let description = Self.describe(Int32(truncatingIfNeeded: failure))
+            self.core.recordError(description)
+            self.core.close(reason: .protocolError(description))
         }
     }
 }

@@ -14,7 +14,7 @@ extension NGHTTP2HeaderList {
     ///   - template: The connection's `:scheme` and `:authority`.
     ///   - indexingUniqueField: Whether its unique field goes into the HPACK dynamic table, which the
     ///     connection asks of its first one so that later ones send the field's name as an index.
-    mutating func fill(with request: HTTP2Request, template: HTTP2HeaderTemplate, indexingUniqueField: Bool) {
+    func fill(with request: HTTP2Request, template: HTTP2HeaderTemplate, indexingUniqueField: Bool) {
         self.removeAll()
         self.append(name: ":method", value: request.method.rawValue, indexing: true)
         self.append(name: ":scheme", value: template.scheme, indexing: true)
