@@ -53,6 +53,29 @@ struct NGHTTP2HeaderListTests {
         #expect(second.map(\.name) == [":method", ":scheme", ":authority", ":path", "apns-id"])
         #expect(second.first?.value == "GET")
         #expect(second.last?.indexing == false)
+
+        // The prepared block again: its fields come from the list's copy, the same as the first time.
+        list.fill(with: request, template: settings.headerTemplate, indexingUniqueField: false)
+        let third = self.fields(of: list)
+        #expect(third.map(\.name) == first.map(\.name))
+        #expect(third.map(\.value) == first.map(\.value))
+        #expect(third.map(\.indexing) == [true, true, true, false, true, false, false, false])
+    }
+
+    @Test("prepared blocks are told apart: each request gets its own block's fields, whichever were copied before")
+    func preparedBlocks() {
+        let settings = HTTP2ConnectionSettings(configuration: HTTP2ClientConfiguration(host: "127.0.0.1", port: 8443, tls: nil))
+        let blocks = (0..<12).map { HTTP2PreparedHeaders([.init("apns-topic")!: "topic-\($0)"]) }
+        #expect(Set(blocks.map(\.identity)).count == 12)
+        #expect(HTTP2PreparedHeaders([.init("apns-topic")!: "topic-1"]) == blocks[1])
+        let list = NGHTTP2HeaderList()
+        for round in 0..<3 {
+            for (index, block) in blocks.enumerated() where (index + round) % 2 == 0 || round == 2 {
+                list.fill(with: HTTP2Request(path: "/\(index)", preparedHeaders: block), template: settings.headerTemplate, indexingUniqueField: false)
+                let fields = self.fields(of: list)
+                #expect(fields.map(\.value) == ["POST", "http", "127.0.0.1:8443", "/\(index)", "topic-\(index)"])
+            }
+        }
     }
 
     @Test("nio-http2's SETTINGS become the same nghttp2 entries")

@@ -22,10 +22,8 @@ extension NGHTTP2HeaderList {
         // Paths hold device tokens: indexing them would only evict useful entries (APNs asks for
         // literals without indexing). nghttp2 never indexes `:path` anyway.
         self.append(name: ":path", value: request.path, indexing: false)
-        if let prepared = request.preparedHeaders {
-            for (name, value, indexing) in prepared.hpack {
-                self.append(name: name, value: value, indexing: indexing == .indexable)
-            }
+        if let identity = request.preparedHeaders?.identity {
+            self.appendPrepared(identity: identity) { request.preparedHeaders! }
         }
         for field in request.headers {
             let indexing = HTTP2PreparedHeaders.indexing(for: field.indexingStrategy) == .indexable

@@ -20,11 +20,23 @@ final class NGHTTP2HeaderList {
         var flags: UInt8
     }
 
+    /// The bytes and fields copied from one prepared block, with offsets from the copy's start.
+    private struct PreparedCopy {
+        var identity: UInt64
+        var bytes: [UInt8]
+        var entries: [Entry]
+    }
+
+    /// How many prepared blocks the list remembers: a page of deliveries carries a few messages.
+    private static let preparedCopiesLimit = 8
+
     private var bytes: UnsafeMutableRawPointer
     private var capacity: Int
     private var count = 0
     private var entries: [Entry] = []
     private var fields: [nghttp2_nv] = []
+    /// The prepared blocks copied lately, the most recent last.
+    private var preparedCopies: [PreparedCopy] = []
 
     /// Creates an empty list.
     init() {
@@ -66,6 +78,46 @@ final class NGHTTP2HeaderList {
         self.entries.append(Entry(
             nameOffset: nameOffset, nameLength: nameLength, valueOffset: valueOffset, valueLength: valueLength,
             flags: Self.flags(indexing: indexing)))
+    }
+
+    /// Appends the fields of a prepared block, from the copy made for an earlier request when
+    /// there is one.
+    ///
+    /// Every request of a message carries the same block, shared by the event loops of every
+    /// connection: reading its strings costs atomic reference counting on memory that the other
+    /// loops touch too, so the block is read once per connection and its bytes reused.
+    ///
+    /// - Parameters:
+    ///   - identity: The block's ``HTTP2PreparedHeaders/identity``.
+    ///   - block: The block, read only when no copy of it is remembered.
+    func appendPrepared(identity: UInt64, _ block: () -> HTTP2PreparedHeaders) {
+        if let index = self.preparedCopies.lastIndex(where: { $0.identity == identity }) {
+            let base = self.count
+            self.preparedCopies[index].bytes.withUnsafeBytes { _ = self.copy($0) }
+            for entry in self.preparedCopies[index].entries {
+                self.entries.append(Entry(
+                    nameOffset: entry.nameOffset + base, nameLength: entry.nameLength, valueOffset: entry.valueOffset + base,
+                    valueLength: entry.valueLength, flags: entry.flags))
+            }
+            return
+        }
+        let base = self.count
+        let firstEntry = self.entries.count
+        for (name, value, indexing) in block().hpack {
+            self.append(name: name, value: value, indexing: indexing == .indexable)
+        }
+        let copy = PreparedCopy(
+            identity: identity,
+            bytes: Array(UnsafeRawBufferPointer(start: self.bytes + base, count: self.count - base)),
+            entries: self.entries[firstEntry...].map { entry in
+                Entry(
+                    nameOffset: entry.nameOffset - base, nameLength: entry.nameLength, valueOffset: entry.valueOffset - base,
+                    valueLength: entry.valueLength, flags: entry.flags)
+            })
+        if self.preparedCopies.count == Self.preparedCopiesLimit {
+            self.preparedCopies.removeFirst()
+        }
+        self.preparedCopies.append(copy)
     }
 
     /// Calls `body` with the list as an `nghttp2_nv` array and its length; the array is valid
