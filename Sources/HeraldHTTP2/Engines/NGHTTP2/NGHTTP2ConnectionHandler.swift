@@ -9,8 +9,9 @@ import NIOTLS
 /// nghttp2 frames, compresses headers (HPACK) and keeps flow-control windows (it sends
 /// WINDOW_UPDATE, SETTINGS and PING acknowledgements itself); its callbacks
 /// (`NGHTTP2ConnectionHandler+Callbacks.swift`) turn what it decoded into calls on the core and on
-/// the ``HTTP2StreamHandler`` found by stream ID. Every nghttp2 call happens on the channel's event
-/// loop: from this handler's channel events, or from the core, which runs there too.
+/// the ``HTTP2StreamHandler`` found by stream ID. Every nghttp2 call but the session's deletion
+/// happens on the channel's event loop: from this handler's channel events, or from the core, which
+/// runs there too.
 ///
 /// A read is handed to `nghttp2_session_mem_recv` whole; everything nghttp2 has to send, whether
 /// caused by the read, by requests or by timers, goes out with one write and one flush per burst
@@ -62,6 +63,9 @@ final class NGHTTP2ConnectionHandler: ChannelInboundHandler {
     }
 
     deinit {
+        // The one nghttp2 call that may run off the event loop: the last reference can go wherever
+        // the channel is released, but only after the loop's last use of the session (a session
+        // is not tied to a thread; it only must not be used concurrently). No callback runs here.
         nghttp2_session_del(self.session)
     }
 
