@@ -356,10 +356,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        // Herald's own HTTP/2 client connection pool (APNs, FCM): many multiplexed streams, deadlines, GOAWAY.
+        // Debian's libnghttp2-dev: HTTP/2 framing, HPACK and flow control in C, for HeraldHTTP2's nghttp2 engine.
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // Herald's own HTTP/2 client connection pool (APNs, FCM): many multiplexed streams, deadlines, GOAWAY;
+        // on one of two engines, swift-nio-http2 or libnghttp2 (`HTTP2Engine`).
         .target(
             name: "HeraldHTTP2",
             dependencies: [
+                "CNGHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -601,6 +605,7 @@ let package = Package(
             name: "HeraldHTTP2Tests",
             dependencies: [
                 "HeraldHTTP2",
+                "CNGHTTP2",
                 "HeraldSimulators",
                 "HeraldTestFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -7,7 +7,7 @@ import Logging
 import Synchronization
 
 /// Herald's APNs provider alone (payload rendering, token, request building, the HTTP/2 pool over
-/// nio-http2 + TLS) against the h2o sink, with no store, pipeline or server: the ceiling that the
+/// nio-http2 or nghttp2, and TLS) against the h2o sink, with no store, pipeline or server: the ceiling that the
 /// transport sets for the whole fan-out, measured beside h2load in the same run.
 struct APNsTransport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,6 +29,9 @@ struct APNsTransport: AsyncParsableCommand {
     @Option(help: "The provider's max_streams_per_connection.")
     var maxStreamsPerConnection = 1000
 
+    @Option(help: "The provider's HTTP/2 engine: nio or nghttp2 (its http2_engine).")
+    var http2Engine = "nio"
+
     @Option(help: "Runs of the provider, each between two h2load runs whose mean it is compared with; the ratio's median is reported.")
     var runs = 3
 
@@ -47,6 +50,7 @@ struct APNsTransport: AsyncParsableCommand {
             ("endpoint", "https://127.0.0.1:\(sink.port)"), ("ca_file", authority.caCertificateFile!),
             ("topic", "com.example.bench"), ("team_id", "BENCHTEAM1"), ("key_id", "BENCHKEY01"), ("key_file", keyFile),
             ("max_connections", "\(maxConnections)"), ("max_streams_per_connection", "\(maxStreamsPerConnection)"),
+            ("http2_engine", http2Engine),
         ]
         let section = ConfigSection(
             path: "providers.apns", values: .init(uniqueKeysWithValues: values.map { ($0.0, ConfigValue.scalar($0.1)) }))

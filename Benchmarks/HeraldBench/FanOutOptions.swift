@@ -30,6 +30,9 @@ struct FanOutOptions: ParsableArguments {
     @Option(name: .customLong("provider-option"), help: "key=value added to the provider's configuration (repeatable), e.g. max_connections=8.")
     var providerOptions: [String] = []
 
+    @Option(help: "The HTTP/2 engine of Herald's provider: nio or nghttp2 (its http2_engine); Herald's default (nio) when not given.")
+    var http2Engine: String?
+
     @Option(help: "Working directory (database, certificates, logs); each benchmark has its own default.")
     var directory: String?
 
@@ -81,9 +84,13 @@ struct FanOutOptions: ParsableArguments {
     }
 
     /// The provider's tuning keys as YAML lines indented for a provider entry: `defaults`, then
-    /// `--provider-option`s, which replace defaults of the same key.
+    /// `--http2-engine`, then `--provider-option`s, which replace earlier values of the same key.
     func providerOptionLines(defaults: KeyValuePairs<String, String>) throws -> String {
         var options: [(key: String, value: String)] = defaults.map { ($0.key, $0.value) }
+        if let http2Engine {
+            guard ["nio", "nghttp2"].contains(http2Engine) else { throw ValidationError("--http2-engine is nio or nghttp2") }
+            options.append(("http2_engine", http2Engine))
+        }
         for option in providerOptions {
             guard let equals = option.firstIndex(of: "="), equals != option.startIndex else {
                 throw BenchError("--provider-option expects key=value, got \(option)")

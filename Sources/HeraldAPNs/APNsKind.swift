@@ -12,12 +12,13 @@ public struct APNsKind: ProviderKind {
 
     public var name: String { "apns" }
 
-    /// The keys of interface.md and pushd-api.md §10, plus the connection limits.
+    /// The keys of interface.md and pushd-api.md §10, plus the connection limits and the HTTP/2
+    /// engine (`http2_engine`: `nio`, the default, or `nghttp2`).
     public var optionKeys: Set<String> {
         [
 "environment", "endpoint", "broadcast_endpoint", "topic", "team_id", "key_id", "key_file", "cert", "cert_file", "cert_key", "cert_key_file",
             "payload_filter", "category", "content_available", "alert_title",
-            "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout",
+            "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout", "http2_engine",
         ]
     }
 
@@ -98,6 +99,8 @@ public struct APNsKind: ProviderKind {
         var poolConfiguration = HTTP2ClientConfiguration(host: host, port: port, tls: tls)
         if let limit = try options.int("max_connections", in: 1...64) { poolConfiguration.maxConnections = limit }
         if let limit = try options.int("max_streams_per_connection", in: 1...100_000) { poolConfiguration.maxConcurrentStreamsPerConnection = limit }
+        let engine = try options.choice("http2_engine", as: HTTP2Engine.self) ?? poolConfiguration.engine
+        poolConfiguration.engine = engine
         poolConfiguration.streamDeadline = settings.requestTimeout
         let pool = HTTP2ConnectionPool(configuration: poolConfiguration, logger: environment.logger)
         var otherPool: HTTP2ConnectionPool?
@@ -119,6 +122,7 @@ public struct APNsKind: ProviderKind {
                 management.port = components.port ?? 443
             }
             management.maxConnections = 1
+            management.engine = engine
             management.streamDeadline = settings.requestTimeout
             channels = APNsChannelManager(
                 pool: HTTP2ConnectionPool(configuration: management, logger: environment.logger), token: token, bundleID: topic,

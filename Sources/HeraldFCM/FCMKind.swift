@@ -28,9 +28,13 @@ public struct FCMKind: ProviderKind {
     /// `https://fcm.googleapis.com`); `token_endpoint` (default: the account's `token_uri`); `max_connections`
     /// (HTTP/2 connections, default 4); `max_streams_per_connection` (a local cap on the server's stream limit,
     /// default 1000); `max_concurrent` (deliveries in flight, default 2000); `request_timeout`
-    /// (seconds per send and per token exchange, default 30). `ca_file` is common to every kind.
+    /// (seconds per send and per token exchange, default 30); `http2_engine` (`nio`, the default, or `nghttp2`).
+    /// `ca_file` is common to every kind.
     public var optionKeys: Set<String> {
-        ["service_account_file", "service_account", "endpoint", "token_endpoint", "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout"]
+        [
+            "service_account_file", "service_account", "endpoint", "token_endpoint", "max_connections", "max_streams_per_connection",
+            "max_concurrent", "request_timeout", "http2_engine",
+        ]
     }
 
     public func makeProvider(name: String, options: ConfigSection, environment: ProviderEnvironment) async throws -> any PushProvider {
@@ -58,6 +62,7 @@ public struct FCMKind: ProviderKind {
         // FCM has been seen to allow 100 streams per connection; more connections carry the rest.
         if let limit = try options.int("max_connections", in: 1...64) { poolConfiguration.maxConnections = limit }
         if let limit = try options.int("max_streams_per_connection", in: 1...100_000) { poolConfiguration.maxConcurrentStreamsPerConnection = limit }
+        if let engine = try options.choice("http2_engine", as: HTTP2Engine.self) { poolConfiguration.engine = engine }
         poolConfiguration.streamDeadline = settings.requestTimeout
 
         // Last: from here on the client must be shut down, which the provider does.

@@ -26,7 +26,16 @@ import HeraldTestFixtures
         await provider.shutdown()
     }
 
-    @Test(arguments: [("max_connections", "0"), ("max_streams_per_connection", "0"), ("max_streams_per_connection", "x")])
+    @Test(arguments: ["nio", "nghttp2"])
+    func theHTTP2EngineIsAnOption(engine: String) async throws {
+        #expect(APNsKind().optionKeys.contains("http2_engine"))
+        let provider = try await make([("http2_engine", engine)])
+        await provider.shutdown()
+    }
+
+    @Test(arguments: [
+        ("max_connections", "0"), ("max_streams_per_connection", "0"), ("max_streams_per_connection", "x"), ("http2_engine", "quic"),
+    ])
     func outOfRangeLimitsNameTheirKey(key: String, value: String) async {
         do {
             let provider = try await make([(key, value)])

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldFCM
+import HeraldHTTP2
 import HeraldSimulators
 import Testing
 
@@ -10,9 +11,10 @@ import Testing
     private let event = PublishedEvent(
         event: "sport", title: LocalizedText(["default": "Goal"]), message: LocalizedText(["default": "1-0"]), data: ["user_id": "42"])
 
-    @Test func deliversExactlyTheRenderedMessage() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func deliversExactlyTheRenderedMessage(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let token = FCMFixture.token(1)
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(token))
         await provider.shutdown()
@@ -30,9 +32,10 @@ import Testing
         #expect(fixture.simulator.tokenExchangeCount == 1)
     }
 
-    @Test func theExtensionKeysPassTheSimulatorsValidation() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func theExtensionKeysPassTheSimulatorsValidation(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         var event = event
         event.ttl = 3600
         event.priority = .high
@@ -45,9 +48,10 @@ import Testing
         #expect(fixture.simulator.accepted().first?.body.contains(#""android":{"collapse_key":"score","priority":"high","ttl":"3600s"}"#) == true)
     }
 
-    @Test func concurrentSendsShareOneTokenExchange() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func concurrentSendsShareOneTokenExchange(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let message = try FCMFixture.message(provider, event)
         let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
             for number in 0..<1000 {
@@ -64,10 +68,10 @@ import Testing
         #expect(Set(fixture.simulator.acceptedTokens()).count == 1000)
     }
 
-    @Test(arguments: [false, true])
-    func aRevokedOrExpiredTokenIsRefreshedOnceAndTheSendRetried(expire: Bool) async throws {
+    @Test(arguments: HTTP2Engine.allCases, [false, true])
+    func aRevokedOrExpiredTokenIsRefreshedOnceAndTheSendRetried(engine: HTTP2Engine, expire: Bool) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let message = try FCMFixture.message(provider, event)
         #expect(await provider.send(message, to: FCMFixture.target(FCMFixture.token(1))) == .delivered)
         if expire {
@@ -86,9 +90,10 @@ import Testing
         #expect(fixture.simulator.acceptedTokens() == [FCMFixture.token(1), FCMFixture.token(2)])
     }
 
-    @Test func manyRefusalsAtOnceShareOneRefresh() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func manyRefusalsAtOnceShareOneRefresh(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let message = try FCMFixture.message(provider, event)
         #expect(await provider.send(message, to: FCMFixture.target(FCMFixture.token(0))) == .delivered)
         fixture.simulator.revokeAccessTokens()
@@ -105,9 +110,10 @@ import Testing
         #expect(fixture.simulator.tokenExchangeCount == 2, "one exchange for the first send, one after the revocation")
     }
 
-    @Test func aTokenIsRenewedBeforeItExpires() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func aTokenIsRenewedBeforeItExpires(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start { $0.accessTokenLifetime = 3 }
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let message = try FCMFixture.message(provider, event)
         _ = await provider.send(message, to: FCMFixture.target(FCMFixture.token(1)))
         let before = fixture.simulator.statistics()
@@ -123,9 +129,10 @@ import Testing
         #expect(after.rejections["UNAUTHENTICATED"] == before.rejections["UNAUTHENTICATED"], "renewed ahead, never refused")
     }
 
-    @Test func aSecondRefusalAfterRefreshIsAConfigurationFailure() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func aSecondRefusalAfterRefreshIsAConfigurationFailure(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let refusal = FCMSimulator.Injection.error(httpStatus: 401, status: "UNAUTHENTICATED", errorCode: nil, message: "Request had invalid authentication credentials.")
         fixture.simulator.injectNext([refusal, refusal])
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(FCMFixture.token(1)))
@@ -137,9 +144,10 @@ import Testing
         #expect(fixture.simulator.requestCount == 2)
     }
 
-    @Test func unregisteredTokensAreDead() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func unregisteredTokensAreDead(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let token = FCMFixture.token(9)
         fixture.simulator.unregister(token: token)
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(token))
@@ -150,9 +158,10 @@ import Testing
         #expect(fixture.simulator.acceptedCount == 0)
     }
 
-    @Test func malformedAndInvalidTokensAreDead() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func malformedAndInvalidTokensAreDead(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let message = try FCMFixture.message(provider, event)
         let invalid = FCMFixture.token(3)
         fixture.simulator.markInvalid(token: invalid)
@@ -165,9 +174,10 @@ import Testing
         #expect(marked == DeliveryOutcome(.deadToken, reason: "INVALID_ARGUMENT", status: 400))
     }
 
-    @Test func senderIDMismatchIsASubscriberFailure() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func senderIDMismatchIsASubscriberFailure(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let token = FCMFixture.token(4)
         fixture.simulator.markSenderMismatch(token: token)
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(token))
@@ -177,9 +187,10 @@ import Testing
         #expect(outcome == DeliveryOutcome(.subscriberFailure, reason: "SENDER_ID_MISMATCH", status: 403))
     }
 
-    @Test func thirdPartyAuthErrorIsAConfigurationFailureWithoutRefresh() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func thirdPartyAuthErrorIsAConfigurationFailureWithoutRefresh(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         fixture.simulator.injectNext([.thirdPartyAuthError])
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(FCMFixture.token(5)))
         await provider.shutdown()
@@ -190,9 +201,10 @@ import Testing
         #expect(fixture.simulator.requestCount == 1)
     }
 
-    @Test func quotaExceededIsTransientWithRetryAfter() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func quotaExceededIsTransientWithRetryAfter(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         fixture.simulator.injectNext([.quotaExceeded(retryAfter: 17)])
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(FCMFixture.token(6)))
         await provider.shutdown()
@@ -201,9 +213,10 @@ import Testing
         #expect(outcome == DeliveryOutcome(.transient, reason: "QUOTA_EXCEEDED", status: 429, retryAfter: .seconds(17)))
     }
 
-    @Test func serverErrorsAreTransient() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func serverErrorsAreTransient(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         let message = try FCMFixture.message(provider, event)
         fixture.simulator.injectNext([.internalError, .unavailable(retryAfter: 5)])
         let internalError = await provider.send(message, to: FCMFixture.target(FCMFixture.token(7)))
@@ -217,9 +230,10 @@ import Testing
         #expect(delivered == .delivered)
     }
 
-    @Test func connectionTroubleIsTransientAndTheNextSendReconnects() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func connectionTroubleIsTransientAndTheNextSendReconnects(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider(["request_timeout": "10"])
+        let provider = try await fixture.provider(["request_timeout": "10"], engine: engine)
         let message = try FCMFixture.message(provider, event)
         fixture.simulator.injectNext([.resetConnection])
         let reset = await provider.send(message, to: FCMFixture.target(FCMFixture.token(8)))
@@ -240,9 +254,10 @@ import Testing
         #expect(fixture.simulator.statistics().connections >= 2)
     }
 
-    @Test func aGoAwayIsRetriedOnANewConnection() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func aGoAwayIsRetriedOnANewConnection(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         fixture.simulator.injectNext([.goAway])
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(FCMFixture.token(8)))
         await provider.shutdown()
@@ -254,11 +269,12 @@ import Testing
         #expect(fixture.simulator.requestCount == 2)
     }
 
-    @Test func anAccountTheTokenEndpointDoesNotKnowIsAConfigurationFailure() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func anAccountTheTokenEndpointDoesNotKnowIsAConfigurationFailure(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
         let file = fixture.directory + "/stranger.json"
         try FCMFixture.strangerAccount.write(to: file, tokenURI: fixture.simulator.tokenURL!)
-        let provider = try await fixture.provider(serviceAccountFile: file)
+        let provider = try await fixture.provider(serviceAccountFile: file, engine: engine)
         let outcome = await provider.send(try FCMFixture.message(provider, event), to: FCMFixture.target(FCMFixture.token(1)))
         await provider.shutdown()
         await fixture.stop()
@@ -270,9 +286,10 @@ import Testing
         #expect(fixture.simulator.requestCount == 0, "nothing is sent without a token")
     }
 
-    @Test func aTokenEndpointOutageIsTransient() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func aTokenEndpointOutageIsTransient(engine: HTTP2Engine) async throws {
         let fixture = try await FCMFixture.start()
-        let provider = try await fixture.provider()
+        let provider = try await fixture.provider(engine: engine)
         fixture.simulator.injectNextTokenRequests([.unavailable(retryAfter: 9)])
         let message = try FCMFixture.message(provider, event)
         let outage = await provider.send(message, to: FCMFixture.target(FCMFixture.token(1)))

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldFCM
+import HeraldHTTP2
 import HeraldSimulators
 import Logging
 import Testing
@@ -43,8 +44,10 @@ struct FCMFixture {
         return ConfigSection(path: "providers.gcm", values: .init(uniqueKeysWithValues: values))
     }
 
-    /// A provider built by `FCMKind` from ``options(_:serviceAccountFile:)``.
-    func provider(_ extra: [String: String] = [:], serviceAccountFile: String? = nil) async throws -> FCMProvider {
+    /// A provider built by `FCMKind` from ``options(_:serviceAccountFile:)``, its pool on `engine`.
+    func provider(_ extra: [String: String] = [:], serviceAccountFile: String? = nil, engine: HTTP2Engine) async throws -> FCMProvider {
+        var extra = extra
+        extra["http2_engine"] = engine.rawValue
         let provider = try await FCMKind().makeProvider(
             name: "gcm", options: options(extra, serviceAccountFile: serviceAccountFile),
             environment: ProviderEnvironment(logger: Logger(label: "test.fcm")))

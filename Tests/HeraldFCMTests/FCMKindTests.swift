@@ -32,6 +32,7 @@ import HeraldTestFixtures
         #expect(kind.name == "fcm")
         #expect(kind.optionKeys == [
             "service_account_file", "service_account", "endpoint", "token_endpoint", "max_connections", "max_streams_per_connection", "max_concurrent", "request_timeout",
+            "http2_engine",
         ])
     }
 
@@ -63,6 +64,18 @@ import HeraldTestFixtures
             try await FCMKind().makeProvider(name: "gcm", options: nested, environment: ProviderEnvironment())
         }
         #expect(error?.key == "providers.gcm.service_account.project_id")
+    }
+
+    @Test(arguments: ["nio", "nghttp2", "NGHTTP2"])
+    func theHTTP2EngineIsAnOption(engine: String) async throws {
+        let provider = try await make([("service_account", inlineAccount), ("http2_engine", engine)])
+        await provider.shutdown()
+    }
+
+    @Test func anUnknownHTTP2EngineIsRefusedWithTheChoices() async {
+        let error = await configurationError([("service_account", inlineAccount), ("http2_engine", "h2o")])
+        #expect(error?.key == "providers.gcm.http2_engine")
+        #expect(error?.problem == #"expected nio or nghttp2, got "h2o""#)
     }
 
     @Test func aServiceAccountIsRequired() async {
@@ -97,7 +110,7 @@ import HeraldTestFixtures
     @Test(arguments: [
         ("endpoint", "http://fcm.example"), ("endpoint", "not a url"), ("endpoint", "https://fcm.example/v1"),
         ("token_endpoint", "ftp://x/token"), ("max_connections", "0"), ("max_streams_per_connection", "0"), ("max_concurrent", "x"),
-        ("request_timeout", "-1"),
+        ("request_timeout", "-1"), ("http2_engine", "quic"),
         ("ca_file", "/nonexistent/ca.pem"),
     ])
     func badOptionsNameTheirKey(key: String, value: String) async {

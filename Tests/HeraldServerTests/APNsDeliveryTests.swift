@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP2
 import HeraldSimulators
 import HeraldTestSupport
 import Testing
@@ -14,13 +15,15 @@ import Testing
 
         """
 
+    /// Runs `body` against a Herald whose `apns` provider speaks HTTP/2 through `engine`.
     func withAPNs<T>(
-        certificateAuthentication: Bool = false, options: [String] = [], extra: String = "",
+        engine: HTTP2Engine, certificateAuthentication: Bool = false, options: [String] = [], extra: String = "",
         configure: (inout APNsSimulator.Configuration) -> Void = { _ in },
         _ body: (TestHerald, APNsTestBed) async throws -> T
     ) async throws -> T {
         try await withAPNsHerald(
-            certificateAuthentication: certificateAuthentication, options: options, extra: Self.fast + extra, configure: configure, body)
+            certificateAuthentication: certificateAuthentication, options: options + ["http2_engine: \(engine)"], extra: Self.fast + extra,
+            configure: configure, body)
     }
 
     func register(_ herald: TestHerald, token: String, extra: String = "") async throws -> String {
@@ -33,8 +36,9 @@ import Testing
         (try Fixtures.json(try await herald.request(.GET, "/subscriber/\(id)").body) as? [String: Any])?["badge"] as? Int
     }
 
-    @Test func tokensAreValidatedAndLowerCased() async throws {
-        try await withAPNs { herald, _ in
+    @Test(arguments: HTTP2Engine.allCases)
+    func tokensAreValidatedAndLowerCased(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine) { herald, _ in
             let upper = "FE66489F304DC75B8D6E8200DFF8A456E8DAEACEC428B427E9518741C92C6660"
             let first = try await herald.request(.POST, "/subscribers", form: "proto=apns&token=\(upper)&lang=fr&badge=0")
             #expect(first.status == 201)
@@ -46,8 +50,9 @@ import Testing
         }
     }
 
-    @Test func badgeHeadersAndSilence() async throws {
-        try await withAPNs { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func badgeHeadersAndSilence(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine) { herald, bed in
             let token = APNsTestBed.token(1)
             let id = try await register(herald, token: token, extra: "&badge=3")
             #expect(try await herald.request(.POST, "/subscriber/\(id)/subscriptions/news").status == 201)
@@ -85,8 +90,9 @@ import Testing
         }
     }
 
-    @Test func localizationFallsBackByLanguage() async throws {
-        try await withAPNs { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func localizationFallsBackByLanguage(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine) { herald, bed in
             let languages = ["fr_BE", "fr_CA", "de", nil]
             for (index, lang) in languages.enumerated() {
                 let id = try await register(herald, token: APNsTestBed.token(index), extra: lang.map { "&lang=\($0)" } ?? "")
@@ -103,8 +109,9 @@ import Testing
         }
     }
 
-    @Test func deadTokensAreUnregistered() async throws {
-        try await withAPNs { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func deadTokensAreUnregistered(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine) { herald, bed in
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let gone = try await register(herald, token: APNsTestBed.token(1))
             let reinstalled = try await register(herald, token: APNsTestBed.token(2))
@@ -125,8 +132,9 @@ import Testing
         }
     }
 
-    @Test func transientAnswersAreRetriedUntilDelivered() async throws {
-        try await withAPNs { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func transientAnswersAreRetriedUntilDelivered(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine) { herald, bed in
             let id = try await register(herald, token: APNsTestBed.token(7))
             bed.simulator.injectNext([.internalServerError, .tooManyRequests(retryAfter: nil), .serviceUnavailable])
             #expect(try await herald.request(.POST, "/event/unicast:\(id)", form: "msg=eventually").status == 204)
@@ -145,8 +153,9 @@ import Testing
         }
     }
 
-    @Test func goAwayAndResetMidFlightLoseNothing() async throws {
-        try await withAPNs { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func goAwayAndResetMidFlightLoseNothing(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine) { herald, bed in
             let count = 400
             var ids: [String] = []
             for index in 0..<count { ids.append(try await register(herald, token: APNsTestBed.token(index))) }
@@ -174,8 +183,9 @@ import Testing
         }
     }
 
-    @Test func aHangingServerHitsTheStreamDeadline() async throws {
-        try await withAPNs(options: ["request_timeout: 2"]) { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func aHangingServerHitsTheStreamDeadline(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine, options: ["request_timeout: 2"]) { herald, bed in
             let id = try await register(herald, token: APNsTestBed.token(9))
             bed.simulator.injectNext([.hang])
             #expect(try await herald.request(.POST, "/event/unicast:\(id)", form: "msg=late").status == 204)
@@ -184,8 +194,9 @@ import Testing
         }
     }
 
-    @Test func certificateAuthentication() async throws {
-        try await withAPNs(certificateAuthentication: true) { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func certificateAuthentication(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine, certificateAuthentication: true) { herald, bed in
             let id = try await register(herald, token: APNsTestBed.token(5))
             #expect(try await herald.request(.POST, "/subscriber/\(id)/test").status == 201)
             try await eventually { bed.simulator.acceptedCount == 1 }
@@ -196,8 +207,9 @@ import Testing
         }
     }
 
-    @Test func oversizedPayloadIsNotSent() async throws {
-        try await withAPNs { herald, bed in
+    @Test(arguments: HTTP2Engine.allCases)
+    func oversizedPayloadIsNotSent(engine: HTTP2Engine) async throws {
+        try await withAPNs(engine: engine) { herald, bed in
             let id = try await register(herald, token: APNsTestBed.token(11))
             let big = String(repeating: "x", count: 5000)
             #expect(try await herald.request(.POST, "/event/unicast:\(id)", form: "msg=\(big)").status == 204)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldHTTP2
 import HeraldSimulators
 import HeraldTestSupport
 import Logging
@@ -9,8 +10,9 @@ import Testing
 @Suite struct FCMDeliveryTests {
     static let token = String(repeating: "a", count: 40) + ":APA91b"
 
-    func withFCM(_ body: (TestHerald, FCMSimulator) async throws -> Void) async throws {
-        let bed = try await FCMTestBed.start()
+    /// Runs `body` against a Herald whose `gcm` (FCM) provider speaks HTTP/2 through `engine`.
+    func withFCM(engine: HTTP2Engine, _ body: (TestHerald, FCMSimulator) async throws -> Void) async throws {
+        let bed = try await FCMTestBed.start(extraProviderOptions: ["http2_engine: \(engine)"])
         let simulator = bed.simulator
         let yaml = """
             delivery:
@@ -34,8 +36,9 @@ import Testing
         return try #require((try Fixtures.json(response.body) as? [String: Any])?["id"] as? String)
     }
 
-    @Test func eventsArriveAsDataMessagesAndDeadTokensAreUnregistered() async throws {
-        try await withFCM { herald, simulator in
+    @Test(arguments: HTTP2Engine.allCases)
+    func eventsArriveAsDataMessagesAndDeadTokensAreUnregistered(engine: HTTP2Engine) async throws {
+        try await withFCM(engine: engine) { herald, simulator in
             let live = try await register(herald, token: Self.token + "live", extra: "&lang=fr")
             let dead = try await register(herald, token: Self.token + "dead")
             for id in [live, dead] {

@@ -64,6 +64,12 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// (`REFUSED_STREAM`, or a stream above a GOAWAY's last stream ID).
     public var maxTransparentRetries: Int = 5
 
+    /// The HTTP/2 implementation the connections use; ``HTTP2Engine/nio`` (swift-nio-http2) by default.
+    ///
+    /// Both behave the same towards the pool and the server (the same SETTINGS, limits, retries and
+    /// timeouts); ``HTTP2Engine/nghttp2`` hands framing, HPACK and flow control to libnghttp2.
+    public var engine: HTTP2Engine = .nio
+
     /// Creates a configuration with default limits and timeouts.
     ///
     /// - Parameters:

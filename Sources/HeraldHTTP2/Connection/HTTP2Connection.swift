@@ -7,14 +7,14 @@ import Synchronization
 
 /// One HTTP/2 connection of a pool: opens the channel, starts streams on it, closes it.
 ///
-/// Thread-safe front for the event-loop-bound ``HTTP2ConnectionHandler``: calls from other threads
+/// Thread-safe front for the event-loop-bound ``HTTP2ConnectionCore``: calls from other threads
 /// hop to the loop. Requests started from other threads are batched, so a burst costs one hop
 /// and one flush instead of one per request.
 final class HTTP2Connection: Sendable {
     private enum Phase {
         case idle
         case connecting
-        case connected(HTTP2ConnectionHandler)
+        case connected(HTTP2ConnectionCore)
         case closed
     }
 
@@ -106,8 +106,8 @@ final class HTTP2Connection: Sendable {
     func close(reason: HTTP2ConnectionCloseReason) {
         self.eventLoop.execute {
             switch self.loopState.value.phase {
-            case .connected(let handler):
-                handler.close(reason: reason)
+            case .connected(let core):
+                core.close(reason: reason)
             case .idle, .connecting:
                 // Acted on when the connect attempt completes.
                 self.loopState.value.closeRequest = reason
@@ -131,7 +131,7 @@ extension HTTP2Connection {
     }
 
     private func openStreams(_ requests: [HTTP2RequestContext]) {
-        guard case .connected(let handler) = self.loopState.value.phase else {
+        guard case .connected(let core) = self.loopState.value.phase else {
             for request in requests {
                 if request.noteUnsentBounce() {
                     self.delegate.streamFinished(on: self.id, retry: request, connectionUsable: false)
@@ -142,7 +142,7 @@ extension HTTP2Connection {
             }
             return
         }
-        handler.openStreams(requests)
+        core.openStreams(requests)
     }
 
     private func connectOnLoop() {
@@ -158,7 +158,10 @@ extension HTTP2Connection {
         self.loopState.value.phase = .connecting
         self.logger.debug(
             "opening HTTP/2 connection",
-            metadata: ["h2.host": "\(self.settings.host)", "h2.port": "\(self.settings.port)", "h2.tls": "\(self.settings.sslContext != nil)"]
+            metadata: [
+                "h2.host": "\(self.settings.host)", "h2.port": "\(self.settings.port)", "h2.tls": "\(self.settings.sslContext != nil)",
+                "h2.engine": "\(self.settings.engine)",
+            ]
         )
 
         let readyDeadline = NIODeadline.now() + self.settings.connectTimeout
@@ -177,8 +180,8 @@ extension HTTP2Connection {
                     self.loopState.value.phase = .closed
                     self.closePromise.succeed()
                 }
-                if let reason = self.loopState.value.closeRequest, case .connected(let handler) = self.loopState.value.phase {
-                    handler.close(reason: reason)
+                if let reason = self.loopState.value.closeRequest, case .connected(let core) = self.loopState.value.phase {
+                    core.close(reason: reason)
                 }
             case .failure(let error):
                 self.finishClosed(reason: .connectFailed(String(describing: error)))
@@ -186,31 +189,39 @@ extension HTTP2Connection {
         }
     }
 
-    /// Builds `[TLS] → write coalescing → NIOHTTP2Handler → HTTP2ConnectionHandler`, synchronously in the channel initializer.
+    /// Builds the pipeline of the configured engine, synchronously in the channel initializer:
+    /// `[TLS] → write coalescing → NIOHTTP2Handler → NIOHTTP2ConnectionHandler` for nio-http2,
+    /// `[TLS] → NGHTTP2ConnectionHandler` for nghttp2 (which coalesces its own writes).
     private func configurePipeline(_ channel: any Channel, readyDeadline: NIODeadline) throws {
         let pipeline = channel.pipeline.syncOperations
         if let sslContext = self.settings.sslContext {
             try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: self.settings.sniHostname))
         }
-        try pipeline.addHandler(HTTP2WriteCoalescingHandler())
-        let handler = HTTP2ConnectionHandler(
+        let core = HTTP2ConnectionCore(
             id: self.id,
             settings: self.settings,
             delegate: self.delegate,
             readyDeadline: readyDeadline,
             logger: self.logger
         )
-        // No stream multiplexer: a child channel per stream costs more than the request itself, so
-        // the connection handler reads and writes every stream's frames. Our SETTINGS disable push
-        // and allow the server no streams; frames of streams the handler does not know are ignored.
-        try pipeline.addHandler(NIOHTTP2Handler(
-            mode: .client,
-            frameDelegate: handler,
-            connectionConfiguration: self.settings.http2.connection,
-            streamConfiguration: self.settings.http2.stream
-        ))
-        try pipeline.addHandler(handler)
-        self.loopState.value.phase = .connected(handler)
+        switch self.settings.engine {
+        case .nio:
+            try pipeline.addHandler(HTTP2WriteCoalescingHandler())
+            let handler = NIOHTTP2ConnectionHandler(core: core)
+            // No stream multiplexer: a child channel per stream costs more than the request itself, so
+            // the connection handler reads and writes every stream's frames. Our SETTINGS disable push
+            // and allow the server no streams; frames of streams the handler does not know are ignored.
+            try pipeline.addHandler(NIOHTTP2Handler(
+                mode: .client,
+                frameDelegate: handler,
+                connectionConfiguration: self.settings.http2.connection,
+                streamConfiguration: self.settings.http2.stream
+            ))
+            try pipeline.addHandler(handler)
+        case .nghttp2:
+            try pipeline.addHandler(try NGHTTP2ConnectionHandler(core: core))
+        }
+        self.loopState.value.phase = .connected(core)
     }
 
     private func finishClosed(reason: HTTP2ConnectionCloseReason) {

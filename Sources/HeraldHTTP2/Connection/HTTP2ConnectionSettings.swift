@@ -3,9 +3,11 @@ import NIOCore
 import NIOHTTP2
 import NIOSSL
 
-/// Everything a pool's connections share, computed once: TLS context, header template, HTTP/2
-/// settings and timeouts.
+/// Everything a pool's connections share, computed once: engine, TLS context, header template,
+/// HTTP/2 settings and timeouts.
 struct HTTP2ConnectionSettings: Sendable {
+    /// The HTTP/2 implementation each connection uses.
+    let engine: HTTP2Engine
     let host: String
     let port: Int
     /// The TLS context; `nil` for cleartext or when ``tlsConfigurationError`` is set.
@@ -19,10 +21,13 @@ struct HTTP2ConnectionSettings: Sendable {
     let maxConcurrentStreamsCap: Int
     let maxTransparentRetries: Int
     let headerTemplate: HTTP2HeaderTemplate
+    /// nio-http2's configuration; its initial SETTINGS are also the nghttp2 engine's, so that both
+    /// engines announce the same.
     let http2: NIOHTTP2Handler.Configuration
 
     /// Derives the shared settings from a pool configuration.
     init(configuration: HTTP2ClientConfiguration) {
+        self.engine = configuration.engine
         self.host = configuration.host
         self.port = configuration.port
         self.connectTimeout = TimeAmount(configuration.connectTimeout)

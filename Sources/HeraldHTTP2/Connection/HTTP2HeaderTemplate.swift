@@ -2,10 +2,14 @@ import HTTPTypes
 import NIOHPACK
 
 /// The pseudo-header fields every request of a pool shares, built once and copied per request.
+///
+/// The nio-http2 engine sends the HPACK form; the nghttp2 engine reads ``scheme`` and ``authority``.
 struct HTTP2HeaderTemplate: Sendable {
     private let post: HPACKHeaders
-    private let scheme: String
-    private let authority: String
+    /// The `:scheme` value, `https` or `http`.
+    let scheme: String
+    /// The `:authority` value.
+    let authority: String
 
     /// Creates the template for one origin.
     ///

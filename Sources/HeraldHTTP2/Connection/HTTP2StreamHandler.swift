@@ -1,16 +1,25 @@
 import NIOCore
-import NIOHPACK
 import NIOHTTP2
 
-/// One request on one HTTP/2 stream: sends HEADERS (and DATA), then collects the response until
-/// END_STREAM.
+/// One request on one HTTP/2 stream: collects the response until END_STREAM and decides what a
+/// stream that ended without one means.
 ///
-/// Not a channel handler: the connection handler routes the stream's frames and events to it by
-/// stream ID, so a stream costs one object instead of a child channel with its own pipeline.
+/// Not a channel handler: the engine routes the stream's frames and events to it by stream ID, so
+/// a stream costs one object instead of a child channel with its own pipeline. Engine-independent:
+/// each engine turns what it decoded into the calls below (nio-http2's frames in
+/// `HTTP2StreamHandler+NIOHTTP2.swift`, nghttp2's callbacks in ``NGHTTP2ConnectionHandler``).
 /// Lives on the connection's event loop. Every stream ends in exactly one of: the response, a
 /// failure, or a hand-back to the pool for a transparent retry; and reports its release to the
-/// connection exactly once, when nio-http2 closes the stream (or the connection goes away).
+/// connection exactly once, when the engine closes the stream (or the connection goes away).
 final class HTTP2StreamHandler {
+    /// What an engine reported against the stream before closing it.
+    enum EngineError {
+        /// The engine refused to send the request because of a GOAWAY: the server never saw it.
+        case notSentAfterGoAway
+        /// The engine found the stream's frames invalid (it resets the stream).
+        case protocolError(String)
+    }
+
     /// Shared by all body-less responses (APNs success has none), saving an allocation each.
     private static let emptyBody = ByteBuffer()
 
@@ -20,23 +29,29 @@ final class HTTP2StreamHandler {
     /// The stream's ID, chosen by the connection when the stream opens.
     let streamID: HTTP2StreamID
 
-    private let connection: HTTP2ConnectionHandler
+    /// The part of the request body not yet handed to the engine, for engines that pull the body
+    /// in pieces as flow control allows (nghttp2's data provider); a view of the request's buffer,
+    /// not a copy.
+    var unsentBody: ByteBuffer
+
+    private let connection: HTTP2ConnectionCore
     /// `false` once the request is answered, failed or handed back for a retry.
     private(set) var isPending = true
     private var handedBack = false
     private(set) var released = false
     private var sent = false
     private var status: Int?
-    private var responseHeaders: HPACKHeaders?
+    private var responseFields: HTTP2ReceivedFields?
     private var body: ByteBuffer?
-    private var resetCode: NIOHTTP2.HTTP2ErrorCode?
-    private var streamError: (any Error)?
+    private var resetCode: HTTP2ErrorCode?
+    private var engineError: EngineError?
 
     /// Creates the stream of one request on `connection`.
-    init(request: HTTP2RequestContext, streamID: HTTP2StreamID, connection: HTTP2ConnectionHandler) {
+    init(request: HTTP2RequestContext, streamID: HTTP2StreamID, connection: HTTP2ConnectionCore) {
         self.request = request
         self.streamID = streamID
         self.connection = connection
+        self.unsentBody = request.request.body
     }
 
     /// When the request expires.
@@ -44,61 +59,85 @@ final class HTTP2StreamHandler {
         self.request.deadline
     }
 
-    /// The request's frames, to be written by the connection; marks the request as sent.
-    ///
-    /// - Parameters:
-    ///   - template: The connection's pseudo-header fields.
-    ///   - indexingUniqueField: Whether the request's unique field goes into the HPACK dynamic table.
-    func requestFrames(template: HTTP2HeaderTemplate, indexingUniqueField: Bool) -> (headers: HTTP2Frame, data: HTTP2Frame?) {
-        // Read in place, not copied to a local: a copy of the request costs a retain and a release
-        // of each of its fields.
-        let hasBody = self.request.request.body.readableBytes > 0
-        let headers = HTTP2Frame(
-            streamID: self.streamID,
-            payload: .headers(.init(
-                headers: template.headers(for: self.request.request, indexingUniqueField: indexingUniqueField), endStream: !hasBody))
-        )
-        let data = hasBody
-            ? HTTP2Frame(streamID: self.streamID, payload: .data(.init(data: .byteBuffer(self.request.request.body), endStream: true)))
-            : nil
+    /// Whether the final response head is still awaited: header blocks before it carry `:status`,
+    /// later ones are trailers, whose fields nothing reads.
+    var awaitsResponseHead: Bool {
+        self.status == nil
+    }
+
+    /// The engine is writing the request: from now on the server may see it.
+    func markSent() {
         self.sent = true
-        return (headers, data)
     }
 }
 
-// MARK: - Frames and events from the connection
+// MARK: - What the engine decoded
 
 extension HTTP2StreamHandler {
-    /// A frame of this stream arrived.
-    func received(_ payload: HTTP2Frame.FramePayload) {
-        switch payload {
-        case .headers(let headers):
-            self.receivedHeaders(headers.headers, endStream: headers.endStream)
-        case .data(let data):
-            if case .byteBuffer(let buffer) = data.data, buffer.readableBytes > 0 {
-                if self.body == nil {
-                    self.body = buffer
-                } else {
-                    self.body!.writeImmutableBuffer(buffer)
-                }
+    /// A header block of this stream arrived: an informational response, the response head, or trailers.
+    ///
+    /// - Parameters:
+    ///   - status: The block's `:status` as a number; `nil` when absent or invalid (only read while
+    ///     ``awaitsResponseHead``).
+    ///   - fields: The block's fields, converted only if the caller reads them.
+    ///   - endStream: Whether the block ended the stream.
+    func receivedHeaders(status: Int?, fields: @autoclosure () -> HTTP2ReceivedFields, endStream: Bool) {
+        if self.status == nil {
+            guard let status else {
+                self.fail(.protocolError("response without a valid :status"))
+                self.connection.reset(self)
+                return
             }
-            if data.endStream {
-                self.completeResponse()
+            if (100..<200).contains(status), !endStream {
+                // Informational (1xx) responses precede the final one; nothing to keep.
+                return
             }
-        case .rstStream(let code):
-            self.resetCode = code
-        default:
-            break
+            self.status = status
+            self.responseFields = fields()
+        }
+        // A later header block carries trailers; nothing in them matters here.
+        if endStream {
+            self.completeResponse()
         }
     }
 
-    /// nio-http2 reported a stream error for this stream (invalid headers, a write refused…).
-    func receivedError(_ error: any Error) {
-        self.streamError = self.streamError ?? error
+    /// A piece of the response body arrived.
+    func receivedBody(_ buffer: ByteBuffer) {
+        guard buffer.readableBytes > 0 else { return }
+        if self.body == nil {
+            self.body = buffer
+        } else {
+            self.body!.writeImmutableBuffer(buffer)
+        }
     }
 
-    /// nio-http2 closed the stream; `reason` is the reset code, `nil` for a clean close.
-    func closed(reason: NIOHTTP2.HTTP2ErrorCode?) {
+    /// A piece of the response body arrived as bytes the engine owns (copied).
+    func receivedBody(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        if self.body == nil {
+            self.body = ByteBuffer(bytes: bytes)
+        } else {
+            self.body!.writeBytes(bytes)
+        }
+    }
+
+    /// The stream ended after the last body piece (END_STREAM on DATA).
+    func receivedEndOfBody() {
+        self.completeResponse()
+    }
+
+    /// The server reset the stream (RST_STREAM).
+    func receivedReset(_ code: HTTP2ErrorCode) {
+        self.resetCode = code
+    }
+
+    /// The engine reported an error for this stream (invalid frames, a write refused…).
+    func receivedError(_ error: EngineError) {
+        self.engineError = self.engineError ?? error
+    }
+
+    /// The engine closed the stream; `reason` is the reset code, `nil` for a clean close.
+    func closed(reason: HTTP2ErrorCode?) {
         if let reason, self.resetCode == nil {
             self.resetCode = reason
         }
@@ -116,7 +155,7 @@ extension HTTP2StreamHandler {
         self.release()
     }
 
-    /// The connection could not open the stream: the request was never sent.
+    /// The engine could not send the request: the server never saw it.
     func abandon() {
         self.sent = false
         if self.isPending {
@@ -147,26 +186,6 @@ extension HTTP2StreamHandler {
 // MARK: - Response and outcome
 
 extension HTTP2StreamHandler {
-    private func receivedHeaders(_ headers: HPACKHeaders, endStream: Bool) {
-        if self.status == nil {
-            guard let value = headers.first(name: ":status"), let status = Int(value) else {
-                self.fail(.protocolError("response without a valid :status"))
-                self.connection.reset(self)
-                return
-            }
-            if (100..<200).contains(status), !endStream {
-                // Informational (1xx) responses precede the final one; nothing to keep.
-                return
-            }
-            self.status = status
-            self.responseHeaders = headers
-        }
-        // A later HEADERS frame carries trailers; nothing in them matters here.
-        if endStream {
-            self.completeResponse()
-        }
-    }
-
     private func completeResponse() {
         guard self.isPending else { return }
         guard let status = self.status else {
@@ -176,7 +195,7 @@ extension HTTP2StreamHandler {
         // Header fields are converted only if the caller reads them (APNs reads them on errors only).
         let response = HTTP2Response(
             status: status,
-            hpackHeaders: self.responseHeaders ?? HPACKHeaders(),
+            receivedFields: self.responseFields ?? .none,
             body: self.body ?? Self.emptyBody
         )
         self.finish(.success(response))
@@ -203,13 +222,15 @@ extension HTTP2StreamHandler {
             self.handBackOrFail(wasSent: true, otherwise: .goAway(reason, mayHaveBeenProcessed: false))
             return
         }
-        if let error = self.streamError {
-            if error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
-                self.handBackOrFail(wasSent: false, otherwise: .goAway(nil, mayHaveBeenProcessed: false))
-            } else {
-                self.fail(.protocolError(String(describing: error)))
-            }
+        switch self.engineError {
+        case .notSentAfterGoAway:
+            self.handBackOrFail(wasSent: false, otherwise: .goAway(nil, mayHaveBeenProcessed: false))
             return
+        case .protocolError(let description):
+            self.fail(.protocolError(description))
+            return
+        case nil:
+            break
         }
         if let closeReason = self.connection.closeReason {
             self.fail(closeReason.inFlightError)

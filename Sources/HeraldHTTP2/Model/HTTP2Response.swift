@@ -1,16 +1,15 @@
 import HTTPTypes
 import NIOCore
-import NIOHPACK
 
 /// A complete HTTP/2 response: final status, header fields and the whole body.
 public struct HTTP2Response: Sendable {
     /// Fields as received, or as set by the caller.
     ///
-    /// Received fields stay in their HPACK form until ``headers`` is read: most callers only look
+    /// Received fields stay in the engine's form until ``headers`` is read: most callers only look
     /// at the status, and converting every response's fields would cost allocations per request.
     private enum Fields: Sendable {
         case fields(HTTPFields)
-        case hpack(HPACKHeaders)
+        case received(HTTP2ReceivedFields)
     }
 
     /// The final (non-informational) status code.
@@ -23,7 +22,7 @@ public struct HTTP2Response: Sendable {
         get {
             switch self.fields {
             case .fields(let fields): fields
-            case .hpack(let headers): Self.convert(headers)
+            case .received(let fields): fields.httpFields
             }
         }
         set {
@@ -46,21 +45,10 @@ public struct HTTP2Response: Sendable {
         self.body = body
     }
 
-    /// Creates a response from received HPACK fields, converted on first read of ``headers``.
-    init(status: Int, hpackHeaders: HPACKHeaders, body: ByteBuffer) {
+    /// Creates a response from the fields an engine received, converted on first read of ``headers``.
+    init(status: Int, receivedFields: HTTP2ReceivedFields, body: ByteBuffer) {
         self.status = status
-        self.fields = .hpack(hpackHeaders)
+        self.fields = .received(receivedFields)
         self.body = body
-    }
-
-    private static func convert(_ headers: HPACKHeaders) -> HTTPFields {
-        var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
-        for (name, value, _) in headers where !name.hasPrefix(":") {
-            if let fieldName = HTTPField.Name(name) {
-                fields.append(HTTPField(name: fieldName, value: value))
-            }
-        }
-        return fields
     }
 }

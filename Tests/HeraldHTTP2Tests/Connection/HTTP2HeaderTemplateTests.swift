@@ -85,7 +85,7 @@ struct HTTP2ResponseTests {
         hpack.add(name: ":status", value: "429")
         hpack.add(name: "retry-after", value: "7")
         hpack.add(name: "apns-id", value: "x")
-        var response = HTTP2Response(status: 429, hpackHeaders: hpack, body: ByteBuffer())
+        var response = HTTP2Response(status: 429, receivedFields: .hpack(hpack), body: ByteBuffer())
         #expect(response.headers[.retryAfter] == "7")
         #expect(response.headers.count == 2)
         response.headers = [.retryAfter: "9"]

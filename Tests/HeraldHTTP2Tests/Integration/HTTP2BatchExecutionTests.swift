@@ -19,11 +19,11 @@ private final class BatchResults: Sendable {
 
 @Suite("HTTP2ConnectionPool batches", .timeLimit(.minutes(1)))
 struct HTTP2BatchExecutionTests {
-    @Test("every request of a batch is answered exactly once, with its own response, within the batch's window")
-    func windowedBatch() async throws {
+    @Test("every request of a batch is answered exactly once, with its own response, within the batch's window", arguments: HTTP2Engine.allCases)
+    func windowedBatch(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.responseDelay = .milliseconds(1)
-        try await withServerAndPool(server: options) { $0.maxConnections = 2 } _: { server, pool in
+        try await withServerAndPool(engine: engine, server: options) { $0.maxConnections = 2 } _: { server, pool in
             let results = BatchResults()
             let requests = (0..<600).map { testRequest(id: "b\($0)", body: "body \($0)") }
             await pool.execute(requests, maxConcurrent: 40) { index, result in results.record(index, result) }
@@ -45,9 +45,9 @@ struct HTTP2BatchExecutionTests {
         }
     }
 
-    @Test("an empty batch returns at once")
-    func emptyBatch() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("an empty batch returns at once", arguments: HTTP2Engine.allCases)
+    func emptyBatch(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             let results = BatchResults()
             await pool.execute([], maxConcurrent: 10) { index, result in results.record(index, result) }
             #expect(results.all.isEmpty)
@@ -55,12 +55,12 @@ struct HTTP2BatchExecutionTests {
         }
     }
 
-    @Test("failures reach the handler per request: requests the queue refuses fail with tooManyQueued, the others are answered")
-    func refusedByTheQueue() async throws {
+    @Test("failures reach the handler per request: requests the queue refuses fail with tooManyQueued, the others are answered", arguments: HTTP2Engine.allCases)
+    func refusedByTheQueue(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.initialMaxConcurrentStreams = 5
         options.responseDelay = .milliseconds(20)
-        try await withServerAndPool(server: options) {
+        try await withServerAndPool(engine: engine, server: options) {
             $0.maxConnections = 1
             $0.maxQueuedRequests = 10
         } _: { server, pool in
@@ -88,9 +88,9 @@ struct HTTP2BatchExecutionTests {
         }
     }
 
-    @Test("each request has its own deadline from its submission")
-    func deadlines() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("each request has its own deadline from its submission", arguments: HTTP2Engine.allCases)
+    func deadlines(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             let results = BatchResults()
             let requests = (0..<3).map { testRequest("/hang", id: "d\($0)") }
             await pool.execute(requests, maxConcurrent: 3, deadline: .milliseconds(300)) { index, result in results.record(index, result) }
@@ -106,11 +106,11 @@ struct HTTP2BatchExecutionTests {
         }
     }
 
-    @Test("cancelling the calling task fails every request not yet answered with cancelled, and the batch returns")
-    func cancellation() async throws {
+    @Test("cancelling the calling task fails every request not yet answered with cancelled, and the batch returns", arguments: HTTP2Engine.allCases)
+    func cancellation(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.initialMaxConcurrentStreams = 4
-        try await withServerAndPool(server: options) { $0.maxConnections = 1 } _: { server, pool in
+        try await withServerAndPool(engine: engine, server: options) { $0.maxConnections = 1 } _: { server, pool in
             let results = BatchResults()
             let requests = (0..<20).map { testRequest("/hang", id: "c\($0)") }
             let batch = Task {

@@ -25,9 +25,9 @@ struct HTTP2ConnectionPoolAPNsSimulatorTests {
     /// as a violation, a GOAWAY and one connection more than expected.
     @Test(
         "a burst of 50 on a fresh pool keeps to one stream until the raise: all delivered, no GOAWAY, no reconnect",
-        arguments: [1, 4]
+        arguments: HTTP2Engine.allCases, [1, 4]
     )
-    func burstOnAFreshPool(maxConnections: Int) async throws {
+    func burstOnAFreshPool(engine: HTTP2Engine, maxConnections: Int) async throws {
         let authority = try SimulatorCertificateAuthority()
         let key = P256.Signing.PrivateKey()
         var configuration = APNsSimulator.Configuration(
@@ -42,6 +42,7 @@ struct HTTP2ConnectionPoolAPNsSimulatorTests {
 
         var poolConfiguration = HTTP2ClientConfiguration(host: "127.0.0.1", port: port, tls: try authority.clientTLSConfiguration())
         poolConfiguration.serverHostname = "localhost"
+        poolConfiguration.engine = engine
         poolConfiguration.maxConnections = maxConnections
         // Deadlines in tests only guard against hangs.
         poolConfiguration.streamDeadline = .seconds(20)

@@ -8,14 +8,14 @@ import Testing
 
 @Suite("HTTP2ConnectionPool failures", .timeLimit(.minutes(1)))
 struct HTTP2ConnectionPoolFailureTests {
-    @Test("GOAWAY mid-load: every request completes exactly once, unprocessed streams are retried elsewhere, the reason is logged")
-    func goAwayMidLoad() async throws {
+    @Test("GOAWAY mid-load: every request completes exactly once, unprocessed streams are retried elsewhere, the reason is logged", arguments: HTTP2Engine.allCases)
+    func goAwayMidLoad(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.goAwayAfterRequests = 50
         options.goAwayUnprocessedStreams = 10
         options.responseDelay = .milliseconds(30)
         let (logger, logs) = CollectingLogHandler.makeLogger(level: .info)
-        try await withServerAndPool(server: options, logger: logger) { $0.maxConnections = 2 } _: { server, pool in
+        try await withServerAndPool(engine: engine, server: options, logger: logger) { $0.maxConnections = 2 } _: { server, pool in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<500 {
                     group.addTask {
@@ -34,9 +34,9 @@ struct HTTP2ConnectionPoolFailureTests {
         }
     }
 
-    @Test("a server that never answers: the request fails with deadlineExceeded and its stream is reset")
-    func deadline() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("a server that never answers: the request fails with deadlineExceeded and its stream is reset", arguments: HTTP2Engine.allCases)
+    func deadline(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             // Open the connection first, so that the deadline runs out on the stream, not while connecting.
             _ = try await pool.execute(testRequest(id: "warm-up"))
             let error = await failure { () async throws(HTTP2ClientError) in
@@ -54,11 +54,11 @@ struct HTTP2ConnectionPoolFailureTests {
         }
     }
 
-    @Test("requests waiting for a stream also expire at their deadline")
-    func deadlineWhileQueued() async throws {
+    @Test("requests waiting for a stream also expire at their deadline", arguments: HTTP2Engine.allCases)
+    func deadlineWhileQueued(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.initialMaxConcurrentStreams = 1
-        try await withServerAndPool(server: options) { $0.maxConnections = 1 } _: { server, pool in
+        try await withServerAndPool(engine: engine, server: options) { $0.maxConnections = 1 } _: { server, pool in
             let blocker = Task { await failure { () async throws(HTTP2ClientError) in try await pool.execute(testRequest("/hang", id: "blocker")) } }
             let settled1 = try await eventually { pool.statistics.streamsInFlight == 1 }
             #expect(settled1)
@@ -73,9 +73,9 @@ struct HTTP2ConnectionPoolFailureTests {
         }
     }
 
-    @Test("the server closing the TCP connection mid-flight fails in-flight requests with a retryable error; later requests use a new connection")
-    func connectionClosedMidFlight() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("the server closing the TCP connection mid-flight fails in-flight requests with a retryable error; later requests use a new connection", arguments: HTTP2Engine.allCases)
+    func connectionClosedMidFlight(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             let inFlight = (0..<5).map { index in
                 Task { await failure { () async throws(HTTP2ClientError) in try await pool.execute(testRequest("/hang", id: "h\(index)")) } }
             }
@@ -96,9 +96,9 @@ struct HTTP2ConnectionPoolFailureTests {
         }
     }
 
-    @Test("an idle connection is PINGed and stays open while the server answers")
-    func idlePing() async throws {
-        try await withServerAndPool {
+    @Test("an idle connection is PINGed and stays open while the server answers", arguments: HTTP2Engine.allCases)
+    func idlePing(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) {
             $0.idlePingInterval = .milliseconds(50)
             $0.pingTimeout = .seconds(5)
         } _: { server, pool in
@@ -111,9 +111,9 @@ struct HTTP2ConnectionPoolFailureTests {
         }
     }
 
-    @Test("a PING left unanswered closes the connection; the next request opens a new one")
-    func pingTimeout() async throws {
-        try await withServerAndPool {
+    @Test("a PING left unanswered closes the connection; the next request opens a new one", arguments: HTTP2Engine.allCases)
+    func pingTimeout(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) {
             $0.idlePingInterval = .milliseconds(50)
             // Generous: healthy connections must answer in time even on a loaded test machine
             // (1 s once proved too short for the second connection during the whole parallel suite).
@@ -130,8 +130,8 @@ struct HTTP2ConnectionPoolFailureTests {
         }
     }
 
-    @Test("with nothing listening, waiting requests fail with connectFailed at their deadline and attempts back off")
-    func connectFailure() async throws {
+    @Test("with nothing listening, waiting requests fail with connectFailed at their deadline and attempts back off", arguments: HTTP2Engine.allCases)
+    func connectFailure(engine: HTTP2Engine) async throws {
         // A port bound without listening refuses connections, and no other test can take it
         // meanwhile (a port merely released could be bound by a server of a test running alongside).
         let reserved = try ReservedPort()
@@ -139,6 +139,8 @@ struct HTTP2ConnectionPoolFailureTests {
         let port = reserved.port
 
         var configuration = HTTP2ClientConfiguration(host: "127.0.0.1", port: port, tls: nil)
+
+        configuration.engine = engine
         configuration.reconnectBackoff = HTTP2ReconnectBackoff(initial: .milliseconds(20), maximum: .milliseconds(100))
         let pool = HTTP2ConnectionPool(configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let error = await failure { () async throws(HTTP2ClientError) in

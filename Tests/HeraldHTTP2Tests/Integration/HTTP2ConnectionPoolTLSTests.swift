@@ -5,13 +5,13 @@ import HeraldSimulators
 
 @Suite("HTTP2ConnectionPool over TLS", .timeLimit(.minutes(1)))
 struct HTTP2ConnectionPoolTLSTests {
-    @Test("TLS with ALPN h2: concurrent requests succeed against a certificate from a generated CA")
-    func tls() async throws {
+    @Test("TLS with ALPN h2: concurrent requests succeed against a certificate from a generated CA", arguments: HTTP2Engine.allCases)
+    func tls(engine: HTTP2Engine) async throws {
         let authority = try SimulatorCertificateAuthority()
         var options = HeraldHTTP2TestServer.Options()
         options.tls = try authority.serverTLSConfiguration()
         let client = try authority.clientTLSConfiguration()
-        try await withServerAndPool(server: options) {
+        try await withServerAndPool(engine: engine, server: options) {
             $0.tls = client
             $0.serverHostname = "localhost"
         } _: { server, pool in
@@ -29,13 +29,13 @@ struct HTTP2ConnectionPoolTLSTests {
         }
     }
 
-    @Test("a server that does not select ALPN h2 is refused with connectFailed")
-    func alpnMismatch() async throws {
+    @Test("a server that does not select ALPN h2 is refused with connectFailed", arguments: HTTP2Engine.allCases)
+    func alpnMismatch(engine: HTTP2Engine) async throws {
         let authority = try SimulatorCertificateAuthority()
         var options = HeraldHTTP2TestServer.Options()
         options.tls = try authority.serverTLSConfiguration(applicationProtocols: ["http/1.1"])
         let client = try authority.clientTLSConfiguration()
-        try await withServerAndPool(server: options) {
+        try await withServerAndPool(engine: engine, server: options) {
             $0.tls = client
             $0.serverHostname = "localhost"
         } _: { server, pool in
@@ -48,14 +48,14 @@ struct HTTP2ConnectionPoolTLSTests {
         }
     }
 
-    @Test("an untrusted server certificate is refused with connectFailed")
-    func untrusted() async throws {
+    @Test("an untrusted server certificate is refused with connectFailed", arguments: HTTP2Engine.allCases)
+    func untrusted(engine: HTTP2Engine) async throws {
         let authority = try SimulatorCertificateAuthority()
         let stranger = try SimulatorCertificateAuthority()
         var options = HeraldHTTP2TestServer.Options()
         options.tls = try authority.serverTLSConfiguration()
         let client = try stranger.clientTLSConfiguration()
-        try await withServerAndPool(server: options) {
+        try await withServerAndPool(engine: engine, server: options) {
             $0.tls = client
             $0.serverHostname = "localhost"
         } _: { server, pool in

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("HTTP2ConnectionPool over h2c", .timeLimit(.minutes(1)))
 struct HTTP2ConnectionPoolTests {
-    @Test("a request gets its response: status, headers and body")
-    func roundTrip() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("a request gets its response: status, headers and body", arguments: HTTP2Engine.allCases)
+    func roundTrip(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             let response = try await pool.execute(testRequest(id: "one", body: #"{"aps":{"alert":"hi"}}"#))
             #expect(response.status == 200)
             #expect(response.header("x-request-id") == "one")
@@ -20,12 +20,12 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
-    @Test("1 000 concurrent requests all complete; the pool grows to maxConnections and never exceeds the stream limit")
-    func thousandConcurrent() async throws {
+    @Test("1 000 concurrent requests all complete; the pool grows to maxConnections and never exceeds the stream limit", arguments: HTTP2Engine.allCases)
+    func thousandConcurrent(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.initialMaxConcurrentStreams = 50
         options.responseDelay = .milliseconds(2)
-        try await withServerAndPool(server: options) { $0.maxConnections = 4 } _: { server, pool in
+        try await withServerAndPool(engine: engine, server: options) { $0.maxConnections = 4 } _: { server, pool in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<1000 {
                     group.addTask { try await pool.execute(testRequest(id: "r\(index)", body: "payload \(index)")).status }
@@ -48,13 +48,13 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
-    @Test("a server starting at 1 concurrent stream and raising it to 100 is obeyed at every step")
-    func limitRaised() async throws {
+    @Test("a server starting at 1 concurrent stream and raising it to 100 is obeyed at every step", arguments: HTTP2Engine.allCases)
+    func limitRaised(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.initialMaxConcurrentStreams = 1
         options.raiseMaxConcurrentStreamsTo = 100
         options.responseDelay = .milliseconds(2)
-        try await withServerAndPool(server: options) { $0.maxConnections = 2 } _: { server, pool in
+        try await withServerAndPool(engine: engine, server: options) { $0.maxConnections = 2 } _: { server, pool in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<400 {
                     group.addTask {
@@ -77,15 +77,15 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
-    @Test("a server lowering its limit mid-load is obeyed: no stream beyond the new limit")
-    func limitLowered() async throws {
+    @Test("a server lowering its limit mid-load is obeyed: no stream beyond the new limit", arguments: HTTP2Engine.allCases)
+    func limitLowered(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.initialMaxConcurrentStreams = 50
         options.lowerMaxConcurrentStreams = (to: 2, afterRequests: 100)
         options.responseDelay = .milliseconds(1)
         // After the lowering the requests go two at a time, each a round trip: on a machine loaded
         // by the whole test run that can take seconds, so the deadline only guards against hangs.
-        try await withServerAndPool(server: options) {
+        try await withServerAndPool(engine: engine, server: options) {
             $0.maxConnections = 1
             $0.streamDeadline = .seconds(50)
         } _: { server, pool in
@@ -106,9 +106,46 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
-    @Test("RST_STREAM REFUSED_STREAM is retried transparently")
-    func refusedStreamRetried() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("bodies larger than the flow-control windows cross both ways, on many streams at once", arguments: HTTP2Engine.allCases)
+    func largeBodies(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        // 150 KB each: more than a stream's window (64 KB) and, together, many times the connection's.
+                        let body = String(repeating: "\(index % 10)", count: 150_000)
+                        let response = try await pool.execute(testRequest(id: "big\(index)", body: body))
+                        #expect(response.status == 200)
+                        #expect(response.body.readableBytes == 150_000)
+                        #expect(String(buffer: response.body) == body)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(server.statistics.processed.count == 20)
+            let response = try await pool.execute(testRequest(id: "after"))
+            #expect(response.status == 200)
+            #expect(server.statistics.connectionsAccepted == 1)
+        }
+    }
+
+    @Test("an informational response before the final one and trailers after the body are read past", arguments: HTTP2Engine.allCases)
+    func informationalAndTrailers(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
+            let response = try await pool.execute(testRequest("/hints-and-trailers", id: "hinted", body: "hello, trailers"))
+            #expect(response.status == 200)
+            #expect(response.header("x-request-id") == "hinted")
+            #expect(response.header("link") == nil)
+            #expect(response.header("x-checksum") == nil)
+            #expect(String(buffer: response.body) == "hello, trailers")
+            let next = try await pool.execute(testRequest(id: "next"))
+            #expect(next.status == 200)
+        }
+    }
+
+    @Test("RST_STREAM REFUSED_STREAM is retried transparently", arguments: HTTP2Engine.allCases)
+    func refusedStreamRetried(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             let response = try await pool.execute(testRequest("/refuse-once", id: "refused"))
             #expect(response.status == 200)
             let stats = server.statistics
@@ -117,9 +154,9 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
-    @Test("warmUp() opens a connection before any request, and the first request uses it")
-    func warmUp() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("warmUp() opens a connection before any request, and the first request uses it", arguments: HTTP2Engine.allCases)
+    func warmUp(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             pool.warmUp()
             let warm = try await eventually { pool.statistics.openConnections == 1 }
             #expect(warm)
@@ -132,9 +169,9 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
-    @Test("resetConnections() makes later requests use a new connection")
-    func resetConnections() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("resetConnections() makes later requests use a new connection", arguments: HTTP2Engine.allCases)
+    func resetConnections(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             let before = try await pool.execute(testRequest(id: "before"))
             #expect(before.header("x-connection") == "0")
             pool.resetConnections()
@@ -146,12 +183,13 @@ struct HTTP2ConnectionPoolTests {
         }
     }
 
-    @Test("the queue is bounded: beyond maxQueuedRequests requests fail at once with tooManyQueued; shutdown fails the queued ones")
-    func queueLimitAndShutdown() async throws {
+    @Test("the queue is bounded: beyond maxQueuedRequests requests fail at once with tooManyQueued; shutdown fails the queued ones", arguments: HTTP2Engine.allCases)
+    func queueLimitAndShutdown(engine: HTTP2Engine) async throws {
         var options = HeraldHTTP2TestServer.Options()
         options.initialMaxConcurrentStreams = 1
         let server = try await HeraldHTTP2TestServer.start(options: options)
         var configuration = HTTP2ClientConfiguration(host: "127.0.0.1", port: server.port, tls: nil)
+        configuration.engine = engine
         configuration.maxConnections = 1
         configuration.maxQueuedRequests = 2
         configuration.streamDeadline = .seconds(20)
@@ -186,9 +224,9 @@ struct HTTP2ConnectionPoolTests {
         try await server.shutdown()
     }
 
-    @Test("cancelling the calling task fails the request with cancelled and resets its stream")
-    func cancellation() async throws {
-        try await withServerAndPool { server, pool in
+    @Test("cancelling the calling task fails the request with cancelled and resets its stream", arguments: HTTP2Engine.allCases)
+    func cancellation(engine: HTTP2Engine) async throws {
+        try await withServerAndPool(engine: engine) { server, pool in
             let task = Task { await failure { () async throws(HTTP2ClientError) in try await pool.execute(testRequest("/hang", id: "c")) } }
             let received = try await eventually { server.statistics.requestsReceived == 1 }
             #expect(received)

@@ -8,7 +8,7 @@ import NIOSSL
 ///
 /// Paths: `/hang` never answers; `/close-connection` closes the TCP connection; `/refuse-once`
 /// resets the stream with REFUSED_STREAM the first time an `x-request-id` is seen; `/delay/<ms>`
-/// answers after a delay; anything else answers 200 (after `responseDelay`), echoing the body and
+/// answers after a delay; `/hints-and-trailers` answers 103 first and ends with trailers; anything else answers 200 (after `responseDelay`), echoing the body and
 /// naming the connection in `x-connection`.
 final class HeraldHTTP2TestServer: Sendable {
     /// How the server behaves.

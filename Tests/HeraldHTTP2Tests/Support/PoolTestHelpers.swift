@@ -5,8 +5,9 @@ import NIOSSL
 
 @testable import HeraldHTTP2
 
-/// Runs `body` against a fresh test server and pool, and shuts both down afterwards.
+/// Runs `body` against a fresh test server and a pool on `engine`, and shuts both down afterwards.
 func withServerAndPool(
+    engine: HTTP2Engine,
     server options: HeraldHTTP2TestServer.Options = .init(),
     logger: Logger = Logger(label: "herald.http2.test", factory: { _ in SwiftLogNoOpLogHandler() }),
     configure: (inout HTTP2ClientConfiguration) -> Void = { _ in },
@@ -14,6 +15,7 @@ func withServerAndPool(
 ) async throws {
     let server = try await HeraldHTTP2TestServer.start(options: options)
     var configuration = HTTP2ClientConfiguration(host: "127.0.0.1", port: server.port, tls: nil)
+    configuration.engine = engine
     // Deadlines in tests only guard against hangs.
     configuration.streamDeadline = .seconds(20)
     configure(&configuration)

@@ -76,6 +76,8 @@ final class TestServerStreamHandler: ChannelInboundHandler {
             return
         case "/close-connection":
             self.connection.closeConnection()
+        case "/hints-and-trailers":
+            self.respondWithHintsAndTrailers()
         case "/refuse-once":
             let firstAttempt = self.connection.statistics.withLockedValue { stats -> Bool in
                 guard stats.processed[self.requestID] == nil, stats.refusedStreams == 0 else { return false }
@@ -95,6 +97,26 @@ final class TestServerStreamHandler: ChannelInboundHandler {
                 self.respond(after: self.connection.options.responseDelay)
             }
         }
+    }
+
+    /// 103 Early Hints, then 200 with the echoed body in two DATA frames, then trailers that end the stream.
+    private func respondWithHintsAndTrailers() {
+        guard let context, !self.answered else { return }
+        self.answered = true
+        self.connection.statistics.withLockedValue { $0.processed[self.requestID, default: 0] += 1 }
+        self.uncount()
+        self.connection.answered()
+        let hints: HPACKHeaders = [":status": "103", "link": "</style.css>; rel=preload"]
+        context.write(self.wrapOutboundOut(.headers(.init(headers: hints, endStream: false))), promise: nil)
+        let head: HPACKHeaders = [":status": "200", "x-request-id": self.requestID]
+        context.write(self.wrapOutboundOut(.headers(.init(headers: head, endStream: false))), promise: nil)
+        var body = self.body
+        let first = body.readSlice(length: body.readableBytes / 2)!
+        context.write(self.wrapOutboundOut(.data(.init(data: .byteBuffer(first), endStream: false))), promise: nil)
+        context.write(self.wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: false))), promise: nil)
+        let trailers: HPACKHeaders = ["x-checksum": "\(self.body.readableBytes)"]
+        context.write(self.wrapOutboundOut(.headers(.init(headers: trailers, endStream: true))), promise: nil)
+        context.flush()
     }
 
     private func respond(after delay: TimeAmount) {
