@@ -30,7 +30,7 @@ struct FanOutOptions: ParsableArguments {
     @Option(name: .customLong("provider-option"), help: "key=value added to the provider's configuration (repeatable), e.g. max_connections=8.")
     var providerOptions: [String] = []
 
-    @Option(help: "The HTTP/2 engine of Herald's provider: nio or nghttp2 (its http2_engine); Herald's default (nio) when not given.")
+    @Option(help: "The HTTP/2 engine of Herald's provider: nio or nghttp2 (its http2_engine); Herald's default (nghttp2) when not given.")
     var http2Engine: String?
 
     @Option(help: "Working directory (database, certificates, logs); each benchmark has its own default.")

@@ -13,7 +13,7 @@ public struct APNsKind: ProviderKind {
     public var name: String { "apns" }
 
     /// The keys of interface.md and pushd-api.md §10, plus the connection limits and the HTTP/2
-    /// engine (`http2_engine`: `nio`, the default, or `nghttp2`).
+    /// engine (`http2_engine`: `nghttp2`, the default, or `nio`).
     public var optionKeys: Set<String> {
         [
 "environment", "endpoint", "broadcast_endpoint", "topic", "team_id", "key_id", "key_file", "cert", "cert_file", "cert_key", "cert_key_file",

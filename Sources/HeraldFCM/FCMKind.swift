@@ -28,7 +28,7 @@ public struct FCMKind: ProviderKind {
     /// `https://fcm.googleapis.com`); `token_endpoint` (default: the account's `token_uri`); `max_connections`
     /// (HTTP/2 connections, default 4); `max_streams_per_connection` (a local cap on the server's stream limit,
     /// default 1000); `max_concurrent` (deliveries in flight, default 2000); `request_timeout`
-    /// (seconds per send and per token exchange, default 30); `http2_engine` (`nio`, the default, or `nghttp2`).
+    /// (seconds per send and per token exchange, default 30); `http2_engine` (`nghttp2`, the default, or `nio`).
     /// `ca_file` is common to every kind.
     public var optionKeys: Set<String> {
         [

@@ -64,11 +64,12 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// (`REFUSED_STREAM`, or a stream above a GOAWAY's last stream ID).
     public var maxTransparentRetries: Int = 5
 
-    /// The HTTP/2 implementation the connections use; ``HTTP2Engine/nio`` (swift-nio-http2) by default.
+    /// The HTTP/2 implementation the connections use; ``HTTP2Engine/nghttp2`` (libnghttp2) by default,
+    /// 1.34 times the fan-out of ``HTTP2Engine/nio`` on the benchmark machine (BENCHMARKS.md, issue 44).
     ///
     /// Both behave the same towards the pool and the server (the same SETTINGS, limits, retries and
     /// timeouts); ``HTTP2Engine/nghttp2`` hands framing, HPACK and flow control to libnghttp2.
-    public var engine: HTTP2Engine = .nio
+    public var engine: HTTP2Engine = .nghttp2
 
     /// Creates a configuration with default limits and timeouts.
     ///

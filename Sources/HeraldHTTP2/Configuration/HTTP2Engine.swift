@@ -5,9 +5,10 @@
 /// who frames, compresses headers (HPACK) and keeps flow-control windows. NIO keeps the socket and
 /// TLS either way.
 public enum HTTP2Engine: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// swift-nio-http2: frames as Swift values through `NIOHTTP2Handler`. The default.
+    /// swift-nio-http2: frames as Swift values through `NIOHTTP2Handler`.
     case nio
-    /// libnghttp2 (the HTTP/2 library of curl and h2load) through its session API: bytes in, bytes out.
+    /// libnghttp2 (the HTTP/2 library of curl and h2load) through its session API: bytes in, bytes
+    /// out. The default.
     case nghttp2
 
     /// The engine's configuration spelling, `nio` or `nghttp2`.
