@@ -338,22 +338,19 @@ extension PostgresStore {
     func commitEventPublishes(_ batch: [EventPublishStatement]) async -> [Result<Int64?, any Error>] {
         let logger = self.logger
         if batch.count > 1 {
-            let statement = EventPublishBatchStatement(publishes: batch)
-            do {
-                let rows = try await withConnection { connection in
-                    var rows: [EventPublishBatchStatement.Row] = []
-                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                    return rows
-                }
+            switch await executeBatch(EventPublishBatchStatement(publishes: batch)) {
+            case .committed(let rows):
                 var jobIDs = [Int64?](repeating: nil, count: batch.count)
                 for (ord, jobID) in rows { jobIDs[Int(ord) - 1] = jobID }
                 return jobIDs.map { .success($0) }
-            } catch is PostgresQueryError {
-                // Refused as a whole: nothing of the batch was written; each runs alone below.
-            } catch {
+            case .refused:
+                break
+            case .failed(let error):
                 return Array(repeating: .failure(error), count: batch.count)
             }
         }
+        // Each alone, one statement each: a refused one fails alone; once the connection fails,
+        // those committed before keep their answers and the rest fail.
         do {
             return try await withConnection { connection in
                 var answers: [Result<Int64?, any Error>] = []
@@ -364,6 +361,10 @@ extension PostgresStore {
                         answers.append(.success(jobID))
                     } catch let error as PSQLError where error.code == .server {
                         answers.append(.failure(Self.storeError(error)))
+                    } catch {
+                        let failure = Self.storeError(error)
+                        while answers.count < batch.count { answers.append(.failure(failure)) }
+                        break
                     }
                 }
                 return answers

@@ -19,7 +19,6 @@ extension PostgresStore {
     /// server refuses the batch's statement nothing of it was written, and each runs alone, so that
     /// only a registration at fault fails; when the connection fails, the batch fails.
     func commitRegistrations(_ batch: [RegistrationStatement]) async -> [Result<(subscriber: Subscriber, created: Bool), any Error>] {
-        let logger = self.logger
         guard batch.count > 1 else {
             do { return try await register(batch, alone: [0]) } catch { return [.failure(error)] }
         }
@@ -38,20 +37,15 @@ extension PostgresStore {
             statement.append(registration)
         }
         var answers = [Result<(subscriber: Subscriber, created: Bool), any Error>?](repeating: nil, count: batch.count)
-        let batchStatement = RegistrationBatchStatement(registrations: statement)
-        do {
-            let rows = try await withConnection { connection in
-                var rows: [RegistrationBatchStatement.Row] = []
-                for try await row in try await connection.execute(batchStatement, logger: logger) { rows.append(row) }
-                return rows
-            }
+        switch await executeBatch(RegistrationBatchStatement(registrations: statement)) {
+        case .committed(let rows):
             for (ord, created, columns) in rows {
                 let position = Int(ord) - 1
                 answers[taken[position]] = .success(Self.registered(statement[position], created: created, columns: columns))
             }
-        } catch is PostgresQueryError {
-            // Refused as a whole: nothing of the batch was written; each runs alone below.
-        } catch {
+        case .refused:
+            break
+        case .failed(let error):
             return Array(repeating: .failure(error), count: batch.count)
         }
         let unsettled = answers.indices.filter { answers[$0] == nil }

@@ -47,7 +47,6 @@ extension PostgresStore {
     /// statement (as for an unknown subscriber) nothing of it was written, and each runs alone;
     /// when the connection fails, the batch fails.
     func commitSubscriptions(_ batch: [SubscribeBatchStatement.Subscription]) async -> [Result<SubscribeResult, any Error>] {
-        let logger = self.logger
         var answers = [Result<SubscribeResult, any Error>?](repeating: nil, count: batch.count)
         if batch.count > 1 {
             var seen = Set<[String]>()
@@ -55,17 +54,12 @@ extension PostgresStore {
             for (index, subscription) in batch.enumerated() where seen.insert([subscription.subscriberID, subscription.event]).inserted {
                 taken.append(index)
             }
-            let statement = SubscribeBatchStatement(subscriptions: taken.map { batch[$0] })
-            do {
-                let rows = try await withConnection { connection in
-                    var rows: [SubscribeBatchStatement.Row] = []
-                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                    return rows
-                }
+            switch await executeBatch(SubscribeBatchStatement(subscriptions: taken.map { batch[$0] })) {
+            case .committed(let rows):
                 for (ord, inserted) in rows { answers[taken[Int(ord) - 1]] = .success(inserted ? .created : .updated) }
-            } catch is PostgresQueryError {
-                // Refused as a whole: nothing of the batch was written; each runs alone below.
-            } catch {
+            case .refused:
+                break
+            case .failed(let error):
                 return Array(repeating: .failure(error), count: batch.count)
             }
         }
