@@ -33,7 +33,7 @@ public struct FCMMessage: Sendable, Equatable {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(Self.prefix.count + token.utf8.count + suffix.count)
         buffer.writeBytes(Self.prefix)
-        // Stored tokens have no control characters (see FCMProvider.isRegistrationToken); quotes and
+        // Stored tokens have no control characters (see OpaquePushToken); quotes and
         // backslashes still need escaping, and JSONWriter does that.
         if token.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
             buffer.writeString(token)

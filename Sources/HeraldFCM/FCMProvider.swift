@@ -67,13 +67,7 @@ public struct FCMProvider: PushProvider {
     }
 
     public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
-        guard let text = input.token?.scalarText, Self.isRegistrationToken(text) else { return nil }
-        return NormalizedToken(token: text)
-    }
-
-    /// §9: a non-empty string of at most 4096 bytes without whitespace or control characters.
-    static func isRegistrationToken(_ text: String) -> Bool {
-        OpaquePushToken.isValid(text, maximumBytes: maximumTokenBytes)
+        OpaquePushToken.normalized(input, maximumBytes: Self.maximumTokenBytes)
     }
 
     /// An FCM HTTP v1 `message` as the sender made it, without its target: the body is the
@@ -83,10 +77,7 @@ public struct FCMProvider: PushProvider {
     /// instead (gorush's `topic` and `condition`); the delivery's token is then only its label.
     /// With `fcm-validate-only: true` FCM only validates it (gorush's `dry_run`).
     public func render(_ payload: PreparedPayload) -> RenderResult<FCMMessage> {
-        guard let members = payload.jsonObjectMembers,
-            case .object(let fields)? = try? JSONBodyParser.parse(payload.body),
-            !fields.contains(where: { ["token", "topic", "condition"].contains($0.key) })
-        else {
+        guard let members = payload.untargetedMessageMembers else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
         }
         // After the message object: the request's own fields.
@@ -109,17 +100,7 @@ public struct FCMProvider: PushProvider {
         _ deliveries: [(message: FCMMessage, target: DeliveryTarget)], report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
     ) async {
         guard !deliveries.isEmpty else { return }
-        let logger = self.logger
-        let reportLogged: @Sendable (Int, DeliveryOutcome) -> Void = { index, outcome in
-            if outcome.outcome != .delivered {
-                let target = deliveries[index].target
-                logger.debug("FCM send not delivered", metadata: [
-                    "subscriber": "\(target.subscriberID?.rawValue ?? "-")", "token": "\(target.token.prefix(8))…",
-                    "outcome": "\(outcome.outcome)", "reason": "\(outcome.reason ?? "-")",
-                ])
-            }
-            report(index, outcome)
-        }
+        let reportLogged = DeliveryTarget.loggingUndelivered(deliveries, as: "FCM", logger: logger, report: report)
         let rejected = DeliveryIndexList()
         guard let accessToken = await currentAccessToken(for: Array(deliveries.indices), report: reportLogged) else { return }
         await sendBatch(deliveries, indices: Array(deliveries.indices), accessToken: accessToken) { index, outcome in

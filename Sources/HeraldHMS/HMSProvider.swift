@@ -107,13 +107,7 @@ public struct HMSProvider: PushProvider {
     }
 
     public func normalizeToken(_ input: TokenInput) -> NormalizedToken? {
-        guard let text = input.token?.scalarText, Self.isPushToken(text) else { return nil }
-        return NormalizedToken(token: text)
-    }
-
-    /// A non-empty token of at most 4096 bytes without whitespace or control characters.
-    static func isPushToken(_ text: String) -> Bool {
-        OpaquePushToken.isValid(text, maximumBytes: maximumTokenBytes)
+        OpaquePushToken.normalized(input, maximumBytes: Self.maximumTokenBytes)
     }
 
     /// A Push Kit `message` as the sender made it, without its target: the body is the message object
@@ -121,10 +115,7 @@ public struct HMSProvider: PushProvider {
     ///
     /// With a header `hms-validate-only: true` Push Kit only validates it (`validate_only`).
     public func render(_ payload: PreparedPayload) -> RenderResult<HMSMessage> {
-        guard let members = payload.jsonObjectMembers,
-            case .object(let fields)? = try? JSONBodyParser.parse(payload.body),
-            !fields.contains(where: { ["token", "topic", "condition"].contains($0.key) })
-        else {
+        guard let members = payload.untargetedMessageMembers else {
             return .fail(DeliveryOutcome(.messageFailure, reason: "InvalidPayload"))
         }
         let message = HMSMessage(members: String(members), validateOnly: payload.headers["hms-validate-only"] == "true")
@@ -144,17 +135,7 @@ public struct HMSProvider: PushProvider {
         _ deliveries: [(message: HMSMessage, target: DeliveryTarget)], report: @escaping @Sendable (Int, DeliveryOutcome) -> Void
     ) async {
         guard !deliveries.isEmpty else { return }
-        let logger = self.logger
-        let reportLogged: @Sendable (Int, DeliveryOutcome) -> Void = { index, outcome in
-            if outcome.outcome != .delivered {
-                let target = deliveries[index].target
-                logger.debug("HMS send not delivered", metadata: [
-                    "subscriber": "\(target.subscriberID?.rawValue ?? "-")", "token": "\(target.token.prefix(8))…",
-                    "outcome": "\(outcome.outcome)", "reason": "\(outcome.reason ?? "-")",
-                ])
-            }
-            report(index, outcome)
-        }
+        let reportLogged = DeliveryTarget.loggingUndelivered(deliveries, as: "HMS", logger: logger, report: report)
         let batches = Self.batches(of: deliveries.map { $0.message }, size: settings.batchSize)
         await withDiscardingTaskGroup { group in
             for batch in batches {

@@ -125,17 +125,3 @@ extension PostgresStore {
     /// The raw columns of ``pushMessageColumns``; the body as a `ByteBuffer`, PostgresNIO's form of bytea.
     typealias PushMessageTuple = (Int64, String, String, Int64, Int64, ByteBuffer, String?, String?)
 }
-
-extension PushCursor {
-    /// The cursor as the bounds of ``PostgresStore/messages(of:after:now:limit:)``'s one
-    /// statement: an id whose sequence is looked up (`nil`: none), the sequence to read after
-    /// when there is no id or it is unknown, and the earliest time.
-    fileprivate var bounds: (afterID: String?, afterSequence: Int64, since: Int64) {
-        switch self {
-        case .all: (nil, 0, Int64.min)
-        case .afterSequence(let sequence): (nil, sequence, Int64.min)
-        case .since(let time): (nil, 0, time)
-        case .afterID(let id): (id, 0, Int64.min)
-        }
-    }
-}

@@ -9,4 +9,10 @@ public enum OpaquePushToken {
             !scalar.properties.isWhitespace && scalar.properties.generalCategory != .control
         }
     }
+
+    /// The token of `input` when it is one by ``isValid(_:maximumBytes:)``, kept as given.
+    public static func normalized(_ input: TokenInput, maximumBytes: Int) -> NormalizedToken? {
+        guard let text = input.token?.scalarText, isValid(text, maximumBytes: maximumBytes) else { return nil }
+        return NormalizedToken(token: text)
+    }
 }
