@@ -42,16 +42,8 @@ public struct ApnsMSFrontEnd: FrontEndKind {
         let bound = context.bound
         let port = settings.port
         let server = context.configuration.server
-        let idleTimeout = TimeAmount(server.idleTimeout)
-        let credentials = try settings.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
-        let channel: HTTPServerBuilder
-        if let credentials {
-            channel = .heraldTLS(
-                credentials: credentials,
-                configuration: .init(idleTimeout: server.idleTimeout, streamConfiguration: .init(idleTimeout: idleTimeout)),
-                handshakeDeadline: server.headerTimeout)
-        } else {
-            channel = .http1(configuration: .init(idleTimeout: idleTimeout))
+        let (channel, credentials) = try HTTPServerBuilder.frontEndListener(tls: settings.tls, server: server) {
+            .http1(configuration: .init(idleTimeout: TimeAmount(server.idleTimeout)))
         }
         let application = Application(
             responder: responder,

@@ -1,3 +1,5 @@
+import HeraldConfiguration
+import HeraldCore
 import HummingbirdCore
 import HummingbirdHTTP2
 import NIOCore
@@ -27,5 +29,22 @@ extension HTTPServerBuilder {
                 upgrade: try HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration, configuration: filtered, responder: responder),
                 handshakeDeadline: TimeAmount(handshakeDeadline))
         }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// The channel of a front-end's own listener (apns-ms, UnifiedPush): with `tls`, a TLS
+    /// listener (``heraldTLS(credentials:configuration:handshakeDeadline:)``) with `server`'s idle
+    /// and handshake timeouts, and its credentials for a ``TLSReloadService``; without, `plain`.
+    public static func frontEndListener(
+        tls: HeraldConfiguration.ListenerTLS?, server: HeraldConfiguration.Server, plain: () -> HTTPServerBuilder
+    ) throws(ConfigurationError) -> (channel: HTTPServerBuilder, credentials: TLSCredentials?) {
+        guard let tls else { return (plain(), nil) }
+        let credentials = try TLSCredentials(settings: tls)
+        let channel = heraldTLS(
+            credentials: credentials,
+            configuration: .init(idleTimeout: server.idleTimeout, streamConfiguration: .init(idleTimeout: TimeAmount(server.idleTimeout))),
+            handshakeDeadline: server.headerTimeout)
+        return (channel, credentials)
     }
 }

@@ -33,19 +33,10 @@ public struct UnifiedPushFrontEnd: FrontEndKind {
             counter: FrontEndRequestCounter(label: "herald_unifiedpush_requests_total", sourceDimension: "kind", factory: context.metricsFactory),
             limiter: settings.rate.map { RateLimiter(limits: [.publish: $0]) } ?? .unlimited, logger: logger)
         routes.register(on: router)
-        let server = context.configuration.server
-        let idleTimeout = TimeAmount(server.idleTimeout)
-        let credentials = try settings.tls.map { settings throws(ConfigurationError) in try TLSCredentials(settings: settings) }
-        let channel: HTTPServerBuilder
-        if let credentials {
-            channel = .heraldTLS(
-                credentials: credentials,
-                configuration: .init(idleTimeout: server.idleTimeout, streamConfiguration: .init(idleTimeout: idleTimeout)),
-                handshakeDeadline: server.headerTimeout)
-        } else {
-            // Plain HTTP/1.1 also upgrades `/<topics>/ws` to a WebSocket (behind a proxy that
-            // terminates TLS); with `tls`, subscriptions are `/json` and `/sse`.
-            channel = .http1WebSocketUpgrade { head, _, _ in await routes.webSocketUpgrade(head) }
+        // Plain HTTP/1.1 also upgrades `/<topics>/ws` to a WebSocket (behind a proxy that
+        // terminates TLS); with `tls`, subscriptions are `/json` and `/sse`.
+        let (channel, credentials) = try HTTPServerBuilder.frontEndListener(tls: settings.tls, server: context.configuration.server) {
+            .http1WebSocketUpgrade { head, _, _ in await routes.webSocketUpgrade(head) }
         }
         let bound = context.bound
         let port = settings.port
